@@ -1,0 +1,296 @@
+// SPDX-License-Identifier: MIT
+/// vkcollide: batched collision detection between rigid triangle meshes with
+/// Vulkan compute shaders.
+///
+/// Conventions used throughout this header:
+/// - Every function that can fail returns a vkcol_result; outputs go through
+///   pointers. Nothing in the library exits, aborts or prints unless a logger
+///   is left at its default (stderr, warnings and errors only).
+/// - `*_desc` structs: a zeroed field means "default"; each default is written
+///   beside the field. Initialise with `= {0}` and set what you need.
+/// - A vkcol_context is externally synchronised: use one context from one
+///   thread at a time. Distinct contexts are independent and may be used from
+///   distinct threads concurrently.
+/// - Lengths are in the units of the positions the caller supplies (the
+///   library is unit-agnostic). Rotations are Hamilton unit quaternions stored
+///   w first.
+///
+/// This header includes <vulkan/vulkan_core.h> for the handle types of the
+/// external-device mode. If you use volk, include volk.h before this header.
+#ifndef VKCOLLIDE_H
+#define VKCOLLIDE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <vulkan/vulkan_core.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(VKCOL_BUILDING_LIBRARY) && defined(__GNUC__)
+#define VKCOL_API __attribute__((visibility("default")))
+#else
+#define VKCOL_API
+#endif
+
+#define VKCOL_VERSION_MAJOR 0
+#define VKCOL_VERSION_MINOR 1
+#define VKCOL_VERSION_PATCH 0
+
+/// Result of every fallible call. Negative values are errors.
+typedef enum vkcol_result {
+	VKCOL_SUCCESS = 0,
+	/// A NULL pointer, a zero count where one is needed, an option out of range.
+	VKCOL_ERROR_INVALID_ARGUMENT = -1,
+	/// The allocator returned NULL.
+	VKCOL_ERROR_OUT_OF_HOST_MEMORY = -2,
+	/// The device could not allocate memory (VK_ERROR_OUT_OF_DEVICE_MEMORY or a
+	/// request beyond the device's heap).
+	VKCOL_ERROR_OUT_OF_DEVICE_MEMORY = -3,
+	/// The Vulkan loader (libvulkan) could not be loaded, or no instance could be
+	/// created.
+	VKCOL_ERROR_VULKAN_UNAVAILABLE = -4,
+	/// No Vulkan device with a compute queue, or VKCOLLIDE_DEVICE / desc.device
+	/// matched none.
+	VKCOL_ERROR_NO_DEVICE = -5,
+	/// VK_ERROR_DEVICE_LOST. The context must be destroyed.
+	VKCOL_ERROR_DEVICE_LOST = -6,
+	/// Any other Vulkan failure; the log names the call, file and line.
+	VKCOL_ERROR_VULKAN = -7,
+	/// The device lacks a feature or limit the library needs.
+	VKCOL_ERROR_UNSUPPORTED = -8,
+	/// A mesh with no vertices or no triangles.
+	VKCOL_ERROR_EMPTY_MESH = -9,
+	/// A triangle refers to a vertex index >= vertex_count.
+	VKCOL_ERROR_INDEX_OUT_OF_RANGE = -10,
+	/// A vertex coordinate is NaN or infinite.
+	VKCOL_ERROR_NON_FINITE_POSITION = -11,
+	/// A count beyond the library's limits (see VKCOL_MAX_VERTICES etc.).
+	VKCOL_ERROR_TOO_LARGE = -12,
+	/// A vkcol_mesh that is zero, destroyed or from another context.
+	VKCOL_ERROR_INVALID_HANDLE = -13,
+} vkcol_result;
+
+/// Short English description of a result, e.g. "index out of range". Never
+/// NULL; unknown values give "unknown result".
+VKCOL_API const char *vkcol_result_string(vkcol_result result);
+
+/// Largest mesh accepted by vkcol_mesh_create: 2^26 vertices and triangles.
+#define VKCOL_MAX_VERTICES (1u << 26)
+#define VKCOL_MAX_TRIANGLES (1u << 26)
+
+// ---------------------------------------------------------------------------
+// Context
+
+typedef enum vkcol_log_level {
+	VKCOL_LOG_DEFAULT = 0, ///< in desc fields: VKCOL_LOG_WARNING
+	VKCOL_LOG_ERROR = 1,
+	VKCOL_LOG_WARNING = 2,
+	VKCOL_LOG_INFO = 3,
+	VKCOL_LOG_DEBUG = 4,
+} vkcol_log_level;
+
+/// Receives one complete message (no trailing newline). Called on the thread
+/// that called into the library.
+typedef void (*vkcol_log_fn)(void *user, vkcol_log_level level, const char *message);
+
+/// Host allocation hooks. alloc must return memory aligned for any type (as
+/// malloc does) or NULL; free accepts NULL. Both NULL = libc malloc/free.
+typedef struct vkcol_allocator {
+	void *(*alloc)(void *user, size_t size);
+	void (*free)(void *user, void *ptr);
+	void *user;
+} vkcol_allocator;
+
+typedef enum vkcol_validation {
+	VKCOL_VALIDATION_DEFAULT = 0, ///< on when the environment has VKCOLLIDE_VALIDATION=1
+	VKCOL_VALIDATION_ON = 1,      ///< Khronos validation layer + debug messenger
+	VKCOL_VALIDATION_OFF = 2,
+} vkcol_validation;
+
+/// The caller's Vulkan objects, for embedding in a renderer. The library owns
+/// none of them and destroys none of them. The device must have been created
+/// with API version >= 1.1 and a queue of queue_family_index supporting
+/// compute. The caller must not use that queue concurrently with library calls
+/// that submit (vkcol_mesh_create).
+typedef struct vkcol_external_device {
+	VkInstance instance;
+	VkPhysicalDevice physical_device;
+	VkDevice device;
+	uint32_t queue_family_index;
+	uint32_t queue_index;
+	/// The loader entry point the caller uses (e.g. from volk or SDL). Required.
+	PFN_vkGetInstanceProcAddr get_instance_proc_addr;
+} vkcol_external_device;
+
+typedef struct vkcol_context_desc {
+	vkcol_allocator allocator;  ///< zero = libc
+	vkcol_log_fn log;           ///< NULL = print to stderr
+	void *log_user;             ///< passed to log
+	vkcol_log_level log_level;  ///< most verbose level delivered; 0 = warnings and errors
+	/// Device choice when the library creates its own: a decimal index into the
+	/// list printed by `vkcollide devices`, or a case-insensitive substring of
+	/// the device name. NULL = the VKCOLLIDE_DEVICE environment variable, else
+	/// the first discrete > integrated > virtual > CPU device.
+	const char *device;
+	vkcol_validation validation; ///< 0 = from VKCOLLIDE_VALIDATION
+	/// NULL = the library creates its own instance and device.
+	const vkcol_external_device *external;
+} vkcol_context_desc;
+
+typedef struct vkcol_context vkcol_context;
+
+typedef enum vkcol_device_type {
+	VKCOL_DEVICE_OTHER = 0,
+	VKCOL_DEVICE_INTEGRATED_GPU = 1,
+	VKCOL_DEVICE_DISCRETE_GPU = 2,
+	VKCOL_DEVICE_VIRTUAL_GPU = 3,
+	VKCOL_DEVICE_CPU = 4,
+} vkcol_device_type;
+
+typedef struct vkcol_device_info {
+	uint32_t index;               ///< position in enumeration order
+	char name[256];
+	vkcol_device_type type;
+	uint32_t vendor_id, device_id;
+	uint32_t api_version;         ///< VK_MAKE_API_VERSION encoded
+	char driver[256];             ///< driver name and info, may be empty
+	bool has_compute_queue;
+	uint32_t max_workgroup_count[3];
+	uint32_t max_storage_buffer_range; ///< bytes
+	uint32_t subgroup_size;       ///< 0 when unknown
+	uint64_t device_local_bytes;  ///< largest device-local heap
+} vkcol_device_info;
+
+/// Creates a context: its own instance and device, or wraps desc->external.
+/// desc may be NULL (all defaults). *out is NULL on failure.
+VKCOL_API vkcol_result vkcol_context_create(const vkcol_context_desc *desc, vkcol_context **out);
+
+/// Waits for the device to be idle, then frees everything the context owns:
+/// meshes, buffers, pipelines and, unless external, the device and instance.
+/// NULL is accepted.
+VKCOL_API void vkcol_context_destroy(vkcol_context *ctx);
+
+/// Describes the device the context runs on.
+VKCOL_API vkcol_result vkcol_context_get_device_info(const vkcol_context *ctx, vkcol_device_info *out);
+
+/// Number of validation-layer messages of warning or error severity seen since
+/// the context was created. Always 0 when validation is off. Tests assert 0.
+VKCOL_API uint64_t vkcol_context_validation_message_count(const vkcol_context *ctx);
+
+/// Lists the Vulkan devices without creating a context. Writes at most
+/// capacity entries to infos (may be NULL when capacity is 0), the total in
+/// *count, and in *chosen the index the default choice (desc->device or
+/// VKCOLLIDE_DEVICE honoured) would pick, or UINT32_MAX if none. desc may be
+/// NULL; only its allocator, logger and device fields are used.
+VKCOL_API vkcol_result vkcol_enumerate_devices(const vkcol_context_desc *desc, vkcol_device_info *infos,
+                                               uint32_t capacity, uint32_t *count, uint32_t *chosen);
+
+// ---------------------------------------------------------------------------
+// Meshes
+
+/// A mesh owned by a context. Zero is never a valid handle.
+typedef struct vkcol_mesh {
+	uint32_t id;
+} vkcol_mesh;
+
+typedef struct vkcol_mesh_desc {
+	/// Vertex positions, x y z floats at positions_stride bytes apart. Copied;
+	/// the caller may free them after vkcol_mesh_create returns.
+	const float *positions;
+	uint32_t vertex_count;      ///< 1 .. VKCOL_MAX_VERTICES
+	size_t positions_stride;    ///< bytes between vertices; 0 = 12 (tightly packed)
+	/// Three vertex indices per triangle, counter-clockwise or not (orientation
+	/// is not used). Copied.
+	const uint32_t *indices;
+	uint32_t triangle_count;    ///< 1 .. VKCOL_MAX_TRIANGLES
+	/// Edge length of the distance cube map in texels, a power of two in
+	/// 4 .. 1024. 0 = 64.
+	uint32_t cube_resolution;
+	uint32_t leaf_size;         ///< most triangles in a tree leaf, 1 .. 64; 0 = 4
+	uint32_t max_depth;         ///< deepest tree level (root = 0), 1 .. 48; 0 = 40
+	const char *name;           ///< used in log messages; NULL = "mesh"
+} vkcol_mesh_desc;
+
+/// What vkcol_mesh_check found wrong with a description (or nothing).
+typedef struct vkcol_mesh_problem {
+	vkcol_result result;   ///< VKCOL_SUCCESS when the description is valid
+	uint32_t triangle;     ///< offending triangle for INDEX_OUT_OF_RANGE, else UINT32_MAX
+	uint32_t corner;       ///< 0..2 within that triangle
+	uint32_t vertex;       ///< offending vertex index (NON_FINITE_POSITION, INDEX_OUT_OF_RANGE)
+	uint32_t coordinate;   ///< 0..2 = x, y, z for NON_FINITE_POSITION
+	char message[192];     ///< one line naming the problem, "" on success
+} vkcol_mesh_problem;
+
+/// Validates a description without a context: counts, strides, indices in range
+/// and finite coordinates. Returns the first problem found (also in
+/// problem->result when problem is not NULL). Degenerate triangles are valid.
+VKCOL_API vkcol_result vkcol_mesh_check(const vkcol_mesh_desc *desc, vkcol_mesh_problem *problem);
+
+/// Validates, analyses (closed or open, degenerate triangles, bounding sphere,
+/// interior origin), builds the balanced AABB tree and uploads it to the
+/// device. Errors are those of vkcol_mesh_check plus memory and device errors;
+/// the log names the offending triangle or vertex.
+VKCOL_API vkcol_result vkcol_mesh_create(vkcol_context *ctx, const vkcol_mesh_desc *desc, vkcol_mesh *out);
+
+/// Frees the mesh's host and device memory. Zero or stale handles are ignored.
+VKCOL_API void vkcol_mesh_destroy(vkcol_context *ctx, vkcol_mesh mesh);
+
+typedef struct vkcol_mesh_info {
+	uint32_t vertex_count;          ///< as given
+	uint32_t unique_vertex_count;   ///< after joining vertices with equal positions
+	uint32_t triangle_count;
+	uint32_t degenerate_count;      ///< triangles of zero area (or repeated vertices)
+	/// Every edge (between joined vertices) of a non-collapsed triangle is shared
+	/// by exactly two triangles: the mesh bounds a solid.
+	bool closed;
+	uint32_t boundary_edge_count;   ///< edges used once
+	uint32_t nonmanifold_edge_count; ///< edges used three or more times
+	float aabb_min[3], aabb_max[3];
+	float sphere_center[3];         ///< bounding sphere (contains every vertex)
+	float sphere_radius;
+	float origin[3];                ///< interior point the cube map is centred on
+	bool origin_inside;             ///< origin is strictly inside the solid (closed meshes)
+	double volume;                  ///< enclosed volume for closed meshes, else 0
+	// AABB tree
+	uint32_t tree_depth;            ///< deepest level, root = 0
+	uint32_t tree_node_count;
+	uint32_t tree_leaf_count;
+	uint32_t tree_leaf_min, tree_leaf_max; ///< triangles per leaf
+	float tree_leaf_mean;
+	uint32_t cube_resolution;
+	uint64_t device_bytes;          ///< device memory held by this mesh
+} vkcol_mesh_info;
+
+VKCOL_API vkcol_result vkcol_mesh_get_info(const vkcol_context *ctx, vkcol_mesh mesh, vkcol_mesh_info *out);
+
+// ---------------------------------------------------------------------------
+// Poses, pairs and the double-precision reference
+
+/// A rigid transform: x -> R(rotation) x + translation. rotation = (w, x, y, z)
+/// need not be normalised exactly; it is normalised before use. A zero
+/// quaternion is an error.
+typedef struct vkcol_pose {
+	float rotation[4];
+	float translation[3];
+} vkcol_pose;
+
+/// One query: does mesh a at pose_a intersect mesh b at pose_b?
+typedef struct vkcol_pair {
+	vkcol_mesh a, b;
+	vkcol_pose pose_a, pose_b;
+} vkcol_pair;
+
+/// Answers a pair exactly on the CPU in double precision (the library's test
+/// oracle; slow, meant for verification). Closed meshes are solids: they
+/// collide when their surfaces cross or touch or one contains the other. If
+/// either mesh is open only surface intersection counts.
+VKCOL_API vkcol_result vkcol_reference_collide(const vkcol_context *ctx, const vkcol_pair *pair, bool *collide);
+
+#ifdef __cplusplus
+}
+#endif
+#endif // VKCOLLIDE_H

@@ -1,0 +1,35 @@
+// SPDX-License-Identifier: MIT
+// Balanced AABB tree (CN 102663825), flattened breadth first.
+#pragma once
+
+#include "core.h"
+#include "../shaders/shared.h"
+
+typedef struct aabb_tree {
+	vkcol_gpu_node *nodes;  // node_count nodes, breadth-first order, root = 0
+	uint32_t node_count;
+	// level k holds nodes level_first[k] .. level_first[k + 1] - 1;
+	// level_count + 1 entries
+	uint32_t *level_first;
+	uint32_t level_count;   // = depth + 1
+	// Tree order: leaf L holds original triangles
+	// triangles[L.first .. L.first + L.count - 1]; triangle_count entries.
+	uint32_t *triangles;
+	uint32_t triangle_count;
+	uint32_t depth;         // deepest level, root = 0
+	uint32_t leaf_count;
+	uint32_t leaf_min, leaf_max; // triangles per leaf
+} aabb_tree;
+
+// Builds the tree over triangle_count triangles (indices[3 t + k] index
+// positions[3 v + k]; tightly packed, already validated). A node becomes a
+// leaf when it holds <= leaf_size triangles or is at depth max_depth.
+// Split (CN 102663825): the node's longest axis; each triangle centroid's
+// projection joins the nearer of the two extreme projections, ties go to the
+// group with fewer members; if one group would be empty the triangles are split
+// at the median of the projections instead, so every split makes progress.
+vkcol_result aabb_tree_build(const core_env *env, const float *positions, const uint32_t *indices,
+                             uint32_t triangle_count, uint32_t leaf_size, uint32_t max_depth, aabb_tree *out);
+
+// Accepts a zeroed or partially built tree.
+void aabb_tree_free(const core_env *env, aabb_tree *tree);

@@ -1,0 +1,47 @@
+// SPDX-License-Identifier: MIT
+// Buffers, staging upload, readback and one-shot command buffers.
+#pragma once
+
+#include <volk.h>
+
+#include "core.h"
+
+typedef struct vkcol_context vkcol_context;
+
+typedef enum gpu_memory_kind {
+	GPU_MEMORY_DEVICE,   // device local, filled by gpu_upload or shaders
+	GPU_MEMORY_UPLOAD,   // host visible + coherent, written through .mapped
+	GPU_MEMORY_READBACK, // host visible, cached when possible, read through .mapped
+} gpu_memory_kind;
+
+typedef struct gpu_buffer {
+	VkBuffer buffer;
+	VkDeviceMemory memory;
+	VkDeviceSize size;
+	void *mapped;          // non-NULL for UPLOAD and READBACK (and host-visible DEVICE)
+	bool coherent;
+} gpu_buffer;
+
+// size > 0. usage gets TRANSFER_SRC | TRANSFER_DST added. On failure *out is
+// zeroed and nothing leaks.
+vkcol_result gpu_buffer_create(vkcol_context *ctx, VkDeviceSize size, VkBufferUsageFlags usage,
+                               gpu_memory_kind kind, const char *name, gpu_buffer *out);
+// Accepts a zeroed buffer.
+void gpu_buffer_destroy(vkcol_context *ctx, gpu_buffer *buffer);
+
+// Copies host data into dst at offset (through a staging buffer unless dst is
+// mapped) and waits for completion.
+vkcol_result gpu_upload(vkcol_context *ctx, gpu_buffer *dst, VkDeviceSize offset, const void *data,
+                        VkDeviceSize size);
+// Copies size bytes from src at offset to host memory and waits.
+vkcol_result gpu_readback(vkcol_context *ctx, const gpu_buffer *src, VkDeviceSize offset, void *data,
+                          VkDeviceSize size);
+
+// A primary command buffer from the context's pool, begun for one submission.
+vkcol_result gpu_begin_once(vkcol_context *ctx, VkCommandBuffer *out);
+// Ends, submits, waits on the context fence and frees cmd (also on failure).
+vkcol_result gpu_submit_once(vkcol_context *ctx, VkCommandBuffer cmd);
+
+// A barrier making compute/transfer writes visible to later compute/transfer
+// reads and host reads.
+void gpu_barrier_all(vkcol_context *ctx, VkCommandBuffer cmd);

@@ -1,0 +1,36 @@
+// SPDX-License-Identifier: MIT
+// The host side of a mesh: validated copy, topology analysis, AABB tree and
+// interior origin. Built without a device (mesh_cpu_build), then uploaded by
+// vkcol_mesh_create.
+#pragma once
+
+#include "aabb_tree.h"
+#include "core.h"
+
+typedef struct mesh_cpu {
+	uint32_t vertex_count;
+	uint32_t triangle_count;
+	float *positions;       // 3 floats per vertex, tightly packed copy
+	uint32_t *indices;      // 3 per triangle, caller's order
+	uint32_t *weld;         // per vertex: representative vertex with equal position
+	uint32_t unique_vertex_count;
+	uint32_t degenerate_count;
+	uint32_t boundary_edge_count;
+	uint32_t nonmanifold_edge_count;
+	bool closed;
+	double volume;          // closed meshes: |signed volume|, else 0
+	float aabb_min[3], aabb_max[3];
+	float sphere_center[3];
+	float sphere_radius;
+	float origin[3];
+	bool origin_inside;
+	aabb_tree tree;
+	char name[64];
+} mesh_cpu;
+
+// Validates desc (as vkcol_mesh_check), copies it and computes everything in
+// mesh_cpu. Logs the first problem with the mesh name, triangle and vertex.
+vkcol_result mesh_cpu_build(const core_env *env, const vkcol_mesh_desc *desc, mesh_cpu *out);
+
+// Accepts a zeroed or partially built mesh.
+void mesh_cpu_free(const core_env *env, mesh_cpu *mesh);

@@ -1,0 +1,35 @@
+// SPDX-License-Identifier: MIT
+// Double-precision CPU reference: the definitions the GPU results are tested
+// against. Slow and exact (up to double rounding) rather than fast.
+#pragma once
+
+#include "mesh.h"
+#include "tri_tri.h"
+
+// Rigid transform x -> r x + t, double precision.
+typedef struct ref_transform {
+	double r[3][3];
+	double t[3];
+} ref_transform;
+
+// Rotation matrix and translation of a pose (quaternion normalised in double).
+// Returns false for a zero or non-finite quaternion or non-finite translation.
+bool ref_pose_transform(const vkcol_pose *pose, ref_transform *out);
+
+// inverse(a) * b: maps B's mesh coordinates into A's.
+ref_transform ref_relative(const ref_transform *a, const ref_transform *b);
+
+// Is point p (mesh coordinates) inside the solid bounded by the closed mesh?
+// Ray parity through the tree, robust to rays grazing edges and vertices
+// (such rays are discarded and another direction is cast). Points on the
+// surface count as inside. Meaningless for open meshes (returns the parity
+// anyway).
+bool ref_point_in_solid(const mesh_cpu *mesh, const double p[3]);
+
+// Does some triangle of a intersect some triangle of b, with b placed into a's
+// frame by b_in_a? Tree against tree.
+bool ref_surfaces_intersect(const mesh_cpu *a, const mesh_cpu *b, const ref_transform *b_in_a);
+
+// The full semantics of DESIGN.md: surfaces intersect, or both meshes closed
+// and one contains a vertex of the other.
+bool ref_collide(const mesh_cpu *a, const mesh_cpu *b, const ref_transform *b_in_a);
