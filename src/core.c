@@ -1,0 +1,203 @@
+// SPDX-License-Identifier: MIT
+#include "core.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void *libc_alloc(void *user, size_t size)
+{
+	(void)user;
+	return malloc(size);
+}
+
+static void libc_free(void *user, void *ptr)
+{
+	(void)user;
+	free(ptr);
+}
+
+static void stderr_log(void *user, vkcol_log_level level, const char *message)
+{
+	(void)user;
+	static const char *const names[] = {"", "error", "warning", "info", "debug"};
+	fprintf(stderr, "vkcollide: %s: %s\n", names[level <= VKCOL_LOG_DEBUG ? level : 0], message);
+}
+
+void core_env_init(core_env *env, const vkcol_allocator *allocator, vkcol_log_fn log, void *log_user,
+                   vkcol_log_level level)
+{
+	memset(env, 0, sizeof(*env));
+	// Both hooks or neither: a caller-supplied alloc with libc free would corrupt.
+	if (allocator && allocator->alloc && allocator->free) {
+		env->allocator = *allocator;
+	} else {
+		env->allocator.alloc = libc_alloc;
+		env->allocator.free = libc_free;
+	}
+	env->log = log ? log : stderr_log;
+	env->log_user = log ? log_user : NULL;
+	env->level = (level == VKCOL_LOG_DEFAULT || level > VKCOL_LOG_DEBUG) ? VKCOL_LOG_WARNING : level;
+}
+
+void *core_alloc(const core_env *env, size_t size)
+{
+	if (size == 0)
+		size = 1;
+	void *p = env->allocator.alloc(env->allocator.user, size);
+	if (!p)
+		core_log(env, VKCOL_LOG_ERROR, "out of host memory allocating %zu bytes", size);
+	return p;
+}
+
+void *core_calloc(const core_env *env, size_t count, size_t size)
+{
+	if (size != 0 && count > SIZE_MAX / size) {
+		core_log(env, VKCOL_LOG_ERROR, "allocation of %zu x %zu bytes overflows", count, size);
+		return NULL;
+	}
+	void *p = core_alloc(env, count * size);
+	if (p)
+		memset(p, 0, count * size);
+	return p;
+}
+
+void core_free(const core_env *env, void *ptr)
+{
+	if (ptr)
+		env->allocator.free(env->allocator.user, ptr);
+}
+
+bool core_grow(const core_env *env, void **array, size_t elem, size_t *capacity, size_t need)
+{
+	if (need <= *capacity)
+		return true;
+	size_t cap = *capacity ? *capacity : 8;
+	while (cap < need) {
+		if (cap > SIZE_MAX / 2)
+			return false;
+		cap *= 2;
+	}
+	if (elem != 0 && cap > SIZE_MAX / elem)
+		return false;
+	void *p = core_alloc(env, cap * elem);
+	if (!p)
+		return false;
+	if (*array)
+		memcpy(p, *array, *capacity * elem);
+	memset((char *)p + *capacity * elem, 0, (cap - *capacity) * elem);
+	core_free(env, *array);
+	*array = p;
+	*capacity = cap;
+	return true;
+}
+
+void core_logv(const core_env *env, vkcol_log_level level, const char *fmt, va_list args)
+{
+	if (!env || level > env->level)
+		return;
+	char message[1024];
+	vsnprintf(message, sizeof(message), fmt, args);
+	env->log(env->log_user, level, message);
+}
+
+void core_log(const core_env *env, vkcol_log_level level, const char *fmt, ...)
+{
+	va_list args;
+	va_start(args, fmt);
+	core_logv(env, level, fmt, args);
+	va_end(args);
+}
+
+vkcol_result core_from_vk(VkResult vr)
+{
+	switch (vr) {
+	case VK_SUCCESS:
+		return VKCOL_SUCCESS;
+	case VK_ERROR_OUT_OF_HOST_MEMORY:
+		return VKCOL_ERROR_OUT_OF_HOST_MEMORY;
+	case VK_ERROR_OUT_OF_DEVICE_MEMORY:
+	case VK_ERROR_TOO_MANY_OBJECTS:
+	case VK_ERROR_OUT_OF_POOL_MEMORY:
+	case VK_ERROR_FRAGMENTED_POOL:
+		return VKCOL_ERROR_OUT_OF_DEVICE_MEMORY;
+	case VK_ERROR_DEVICE_LOST:
+		return VKCOL_ERROR_DEVICE_LOST;
+	case VK_ERROR_INITIALIZATION_FAILED:
+	case VK_ERROR_INCOMPATIBLE_DRIVER:
+	case VK_ERROR_LAYER_NOT_PRESENT:
+	case VK_ERROR_EXTENSION_NOT_PRESENT:
+		return VKCOL_ERROR_VULKAN_UNAVAILABLE;
+	case VK_ERROR_FEATURE_NOT_PRESENT:
+	case VK_ERROR_FORMAT_NOT_SUPPORTED:
+		return VKCOL_ERROR_UNSUPPORTED;
+	default:
+		return VKCOL_ERROR_VULKAN;
+	}
+}
+
+const char *core_vk_string(VkResult vr)
+{
+	switch (vr) {
+#define CASE(x) \
+	case x:     \
+		return #x;
+		CASE(VK_SUCCESS)
+		CASE(VK_NOT_READY)
+		CASE(VK_TIMEOUT)
+		CASE(VK_INCOMPLETE)
+		CASE(VK_ERROR_OUT_OF_HOST_MEMORY)
+		CASE(VK_ERROR_OUT_OF_DEVICE_MEMORY)
+		CASE(VK_ERROR_INITIALIZATION_FAILED)
+		CASE(VK_ERROR_DEVICE_LOST)
+		CASE(VK_ERROR_MEMORY_MAP_FAILED)
+		CASE(VK_ERROR_LAYER_NOT_PRESENT)
+		CASE(VK_ERROR_EXTENSION_NOT_PRESENT)
+		CASE(VK_ERROR_FEATURE_NOT_PRESENT)
+		CASE(VK_ERROR_INCOMPATIBLE_DRIVER)
+		CASE(VK_ERROR_TOO_MANY_OBJECTS)
+		CASE(VK_ERROR_FORMAT_NOT_SUPPORTED)
+		CASE(VK_ERROR_FRAGMENTED_POOL)
+		CASE(VK_ERROR_OUT_OF_POOL_MEMORY)
+		CASE(VK_ERROR_UNKNOWN)
+#undef CASE
+	default:
+		return "VkResult (unnamed)";
+	}
+}
+
+VKCOL_API const char *vkcol_result_string(vkcol_result result)
+{
+	switch (result) {
+	case VKCOL_SUCCESS:
+		return "success";
+	case VKCOL_ERROR_INVALID_ARGUMENT:
+		return "invalid argument";
+	case VKCOL_ERROR_OUT_OF_HOST_MEMORY:
+		return "out of host memory";
+	case VKCOL_ERROR_OUT_OF_DEVICE_MEMORY:
+		return "out of device memory";
+	case VKCOL_ERROR_VULKAN_UNAVAILABLE:
+		return "Vulkan is unavailable (no loader or no instance)";
+	case VKCOL_ERROR_NO_DEVICE:
+		return "no suitable Vulkan device";
+	case VKCOL_ERROR_DEVICE_LOST:
+		return "device lost";
+	case VKCOL_ERROR_VULKAN:
+		return "Vulkan error";
+	case VKCOL_ERROR_UNSUPPORTED:
+		return "unsupported by the device";
+	case VKCOL_ERROR_EMPTY_MESH:
+		return "empty mesh";
+	case VKCOL_ERROR_INDEX_OUT_OF_RANGE:
+		return "index out of range";
+	case VKCOL_ERROR_NON_FINITE_POSITION:
+		return "non-finite vertex coordinate";
+	case VKCOL_ERROR_TOO_LARGE:
+		return "too large";
+	case VKCOL_ERROR_INVALID_HANDLE:
+		return "invalid handle";
+	}
+	return "unknown result";
+}

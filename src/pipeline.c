@@ -1,0 +1,173 @@
+// SPDX-License-Identifier: MIT
+#include "pipeline.h"
+
+#include <string.h>
+
+#include "device.h"
+
+// Descriptor sets one pipeline can have alive at once before a reset.
+#define SETS_PER_POOL 64
+
+vkcol_result gpu_pipeline_create(vkcol_context *ctx, const gpu_pipeline_desc *desc, gpu_pipeline *out)
+{
+	const core_env *env = &ctx->env;
+	vkcol_result res = VKCOL_SUCCESS;
+	VkShaderModule module = VK_NULL_HANDLE;
+	VkDescriptorSetLayoutBinding bindings[16];
+	memset(out, 0, sizeof(*out));
+	if (desc->storage_buffer_count > CORE_COUNT_OF(bindings) || desc->spirv_size % 4 != 0 || desc->spirv_size == 0) {
+		CORE_ERROR(env, "pipeline %s: bad description", desc->name);
+		return VKCOL_ERROR_INVALID_ARGUMENT;
+	}
+	out->storage_buffer_count = desc->storage_buffer_count;
+	out->push_constant_size = desc->push_constant_size;
+
+	for (uint32_t i = 0; i < desc->storage_buffer_count; i++)
+		bindings[i] = (VkDescriptorSetLayoutBinding){
+		    .binding = i,
+		    .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+		    .descriptorCount = 1,
+		    .stageFlags = VK_SHADER_STAGE_COMPUTE_BIT,
+		};
+	VkDescriptorSetLayoutCreateInfo set_info = {
+	    .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO,
+	    .bindingCount = desc->storage_buffer_count,
+	    .pBindings = bindings,
+	};
+	VK_TRY(env, ctx->vk.vkCreateDescriptorSetLayout(ctx->device, &set_info, NULL, &out->set_layout));
+
+	VkPushConstantRange push = {
+	    .stageFlags = VK_SHADER_STAGE_COMPUTE_BIT,
+	    .offset = 0,
+	    .size = desc->push_constant_size,
+	};
+	VkPipelineLayoutCreateInfo layout_info = {
+	    .sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO,
+	    .setLayoutCount = 1,
+	    .pSetLayouts = &out->set_layout,
+	    .pushConstantRangeCount = desc->push_constant_size ? 1 : 0,
+	    .pPushConstantRanges = &push,
+	};
+	VK_TRY(env, ctx->vk.vkCreatePipelineLayout(ctx->device, &layout_info, NULL, &out->layout));
+
+	VkShaderModuleCreateInfo module_info = {
+	    .sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO,
+	    .codeSize = desc->spirv_size,
+	    .pCode = desc->spirv,
+	};
+	VK_TRY(env, ctx->vk.vkCreateShaderModule(ctx->device, &module_info, NULL, &module));
+	VkComputePipelineCreateInfo pipeline_info = {
+	    .sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
+	    .stage =
+	        {
+	            .sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
+	            .stage = VK_SHADER_STAGE_COMPUTE_BIT,
+	            .module = module,
+	            .pName = "main",
+	            .pSpecializationInfo = desc->specialization,
+	        },
+	    .layout = out->layout,
+	};
+	VK_TRY(env, ctx->vk.vkCreateComputePipelines(ctx->device, VK_NULL_HANDLE, 1, &pipeline_info, NULL, &out->pipeline));
+	device_set_name(ctx, VK_OBJECT_TYPE_PIPELINE, (uint64_t)out->pipeline, desc->name);
+
+	if (desc->storage_buffer_count > 0) {
+		VkDescriptorPoolSize size = {
+		    .type = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+		    .descriptorCount = SETS_PER_POOL * desc->storage_buffer_count,
+		};
+		VkDescriptorPoolCreateInfo pool_info = {
+		    .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO,
+		    .maxSets = SETS_PER_POOL,
+		    .poolSizeCount = 1,
+		    .pPoolSizes = &size,
+		};
+		VK_TRY(env, ctx->vk.vkCreateDescriptorPool(ctx->device, &pool_info, NULL, &out->pool));
+	}
+cleanup:
+	if (module)
+		ctx->vk.vkDestroyShaderModule(ctx->device, module, NULL);
+	if (res != VKCOL_SUCCESS)
+		gpu_pipeline_destroy(ctx, out);
+	return res;
+}
+
+void gpu_pipeline_destroy(vkcol_context *ctx, gpu_pipeline *p)
+{
+	if (!p)
+		return;
+	if (p->pool)
+		ctx->vk.vkDestroyDescriptorPool(ctx->device, p->pool, NULL);
+	if (p->pipeline)
+		ctx->vk.vkDestroyPipeline(ctx->device, p->pipeline, NULL);
+	if (p->layout)
+		ctx->vk.vkDestroyPipelineLayout(ctx->device, p->layout, NULL);
+	if (p->set_layout)
+		ctx->vk.vkDestroyDescriptorSetLayout(ctx->device, p->set_layout, NULL);
+	memset(p, 0, sizeof(*p));
+}
+
+vkcol_result gpu_pipeline_bind(vkcol_context *ctx, gpu_pipeline *p, const gpu_binding *bindings, VkDescriptorSet *out)
+{
+	const core_env *env = &ctx->env;
+	vkcol_result res = VKCOL_SUCCESS;
+	VkDescriptorBufferInfo infos[16];
+	VkWriteDescriptorSet writes[16];
+	*out = VK_NULL_HANDLE;
+	if (p->storage_buffer_count == 0)
+		return VKCOL_SUCCESS;
+	VkDescriptorSetAllocateInfo alloc = {
+	    .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO,
+	    .descriptorPool = p->pool,
+	    .descriptorSetCount = 1,
+	    .pSetLayouts = &p->set_layout,
+	};
+	VK_TRY(env, ctx->vk.vkAllocateDescriptorSets(ctx->device, &alloc, out));
+	for (uint32_t i = 0; i < p->storage_buffer_count; i++) {
+		const gpu_binding *b = &bindings[i];
+		infos[i] = (VkDescriptorBufferInfo){
+		    .buffer = b->buffer->buffer,
+		    .offset = b->offset,
+		    .range = b->range ? b->range : VK_WHOLE_SIZE,
+		};
+		writes[i] = (VkWriteDescriptorSet){
+		    .sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
+		    .dstSet = *out,
+		    .dstBinding = i,
+		    .descriptorCount = 1,
+		    .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+		    .pBufferInfo = &infos[i],
+		};
+	}
+	ctx->vk.vkUpdateDescriptorSets(ctx->device, p->storage_buffer_count, writes, 0, NULL);
+cleanup:
+	return res;
+}
+
+vkcol_result gpu_pipeline_reset_sets(vkcol_context *ctx, gpu_pipeline *p)
+{
+	const core_env *env = &ctx->env;
+	vkcol_result res = VKCOL_SUCCESS;
+	if (p->pool)
+		VK_TRY(env, ctx->vk.vkResetDescriptorPool(ctx->device, p->pool, 0));
+cleanup:
+	return res;
+}
+
+void gpu_pipeline_dispatch(vkcol_context *ctx, VkCommandBuffer cmd, const gpu_pipeline *p, VkDescriptorSet set,
+                           const void *push, uint32_t group_count)
+{
+	ctx->vk.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, p->pipeline);
+	if (set)
+		ctx->vk.vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, p->layout, 0, 1, &set, 0, NULL);
+	if (p->push_constant_size && push)
+		ctx->vk.vkCmdPushConstants(cmd, p->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, p->push_constant_size, push);
+	if (group_count == 0)
+		return;
+	// lavapipe allows 65535 groups per dimension: larger counts go 2D, and the
+	// shader discards the invocations past the end of the last row.
+	uint32_t max_x = ctx->props.limits.maxComputeWorkGroupCount[0];
+	uint32_t x = group_count <= max_x ? group_count : max_x;
+	uint32_t y = (group_count + x - 1) / x;
+	ctx->vk.vkCmdDispatch(cmd, x, y, 1);
+}

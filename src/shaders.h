@@ -1,0 +1,14 @@
+// SPDX-License-Identifier: MIT
+// SPIR-V compiled from shaders/*.comp at build time and embedded in the
+// library, so nothing is read from disk at run time.
+#pragma once
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct shader_code {
+	const uint32_t *code;
+	size_t size; // bytes
+} shader_code;
+
+extern const shader_code shader_smoke;
