@@ -72,6 +72,8 @@ typedef enum vkcol_result {
 	VKCOL_ERROR_TOO_LARGE = -12,
 	/// A vkcol_mesh that is zero, destroyed or from another context.
 	VKCOL_ERROR_INVALID_HANDLE = -13,
+	/// A progress callback asked to stop; results already answered are kept.
+	VKCOL_ERROR_INTERRUPTED = -14,
 } vkcol_result;
 
 /// Short English description of a result, e.g. "index out of range". Never
@@ -289,6 +291,66 @@ typedef struct vkcol_pair {
 /// collide when their surfaces cross or touch or one contains the other. If
 /// either mesh is open only surface intersection counts.
 VKCOL_API vkcol_result vkcol_reference_collide(const vkcol_context *ctx, const vkcol_pair *pair, bool *collide);
+
+// ---------------------------------------------------------------------------
+// Batches
+
+typedef enum vkcol_mode {
+	VKCOL_MODE_DEFAULT = 0, ///< VKCOL_MODE_APPROX until exact mode is implemented
+	/// The cube-map test alone (US 7,928,993): a pair collides when a vertex of
+	/// one mesh lies within the other's outer map distance. Fast; its
+	/// disagreement with exact mode is measured per resolution in README.md.
+	VKCOL_MODE_APPROX = 1,
+	/// Agrees with vkcol_reference_collide away from the float tolerance.
+	/// Not implemented yet: VKCOL_ERROR_UNSUPPORTED.
+	VKCOL_MODE_EXACT = 2,
+} vkcol_mode;
+
+/// Which stage decided a pair.
+typedef enum vkcol_stage {
+	VKCOL_STAGE_NONE = 0,        ///< not decided (an error occurred)
+	VKCOL_STAGE_SPHERES = 1,     ///< bounding spheres apart: no collision
+	VKCOL_STAGE_CUBE_MAP = 2,    ///< decided by the cube-map vertex test
+	VKCOL_STAGE_TREE = 3,        ///< decided by the AABB-tree traversal (exact mode)
+	VKCOL_STAGE_CONTAINMENT = 4, ///< decided by the containment test (exact mode)
+} vkcol_stage;
+
+/// One answer per pair, in input order.
+typedef struct vkcol_pair_result {
+	uint32_t collide;     ///< 1 = the meshes intersect, 0 = they do not
+	uint32_t stage;       ///< a vkcol_stage
+	/// approx mode: the largest (map distance - vertex distance) over the
+	/// vertices found inside, in mesh units; 0 when none was found. The search
+	/// stops early, so this is a lower bound of the deepest vertex.
+	float penetration;
+	uint32_t triangle_pairs; ///< exact mode: intersecting triangle pairs found; 0 in approx mode
+} vkcol_pair_result;
+
+/// Called after each chunk with the number of pairs answered so far (results
+/// 0 .. done-1 are final); return false to stop early.
+typedef bool (*vkcol_progress_fn)(void *user, uint64_t done, uint64_t total);
+
+typedef struct vkcol_batch_desc {
+	const vkcol_pair *pairs;   ///< pair_count queries; meshes must belong to the context
+	uint64_t pair_count;       ///< may be 0
+	vkcol_mode mode;           ///< 0 = VKCOL_MODE_DEFAULT
+	/// Cube-map mip level sampled by the vertex test: 0 = each mesh's full
+	/// resolution, k = resolution / 2^k (clamped to the smallest level).
+	uint32_t mip_level;
+	/// Pairs per GPU submission. 0 = chosen from device limits and memory
+	/// (bounded host and device memory for any pair_count).
+	uint32_t chunk_pairs;
+	vkcol_progress_fn progress; ///< NULL = none
+	void *progress_user;
+} vkcol_batch_desc;
+
+/// Answers desc->pair_count pairs into results (which must hold pair_count
+/// entries). Splits the batch into chunks that respect the device's dispatch,
+/// binding and memory limits; the upload of chunk k+1 overlaps the work of
+/// chunk k. If progress returns false, the call stops after the current chunk
+/// and returns VKCOL_ERROR_INTERRUPTED; results of the chunks already answered
+/// are in place, the rest have stage VKCOL_STAGE_NONE.
+VKCOL_API vkcol_result vkcol_batch_run(vkcol_context *ctx, const vkcol_batch_desc *desc, vkcol_pair_result *results);
 
 #ifdef __cplusplus
 }

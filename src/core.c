@@ -198,6 +198,8 @@ VKCOL_API const char *vkcol_result_string(vkcol_result result)
 		return "too large";
 	case VKCOL_ERROR_INVALID_HANDLE:
 		return "invalid handle";
+	case VKCOL_ERROR_INTERRUPTED:
+		return "interrupted";
 	}
 	return "unknown result";
 }
