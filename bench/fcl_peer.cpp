@@ -1,0 +1,344 @@
+// SPDX-License-Identifier: MIT
+// The FCL peer of the approx-mode benchmark: answers the same pose file as
+// vkcollide with FCL's boolean collision query between two BVHModel<OBBRSS>
+// meshes, on all cores, and prints one JSON object (fields in README.md).
+//
+// This is the baseline the project's speed targets name: "FCL 0.7
+// BVHModel<OBBRSS>, boolean query, on all cores". FCL treats meshes as
+// surfaces: a mesh wholly inside the other is not a collision for it.
+//
+//   fcl_peer A B --poses FILE [--repeat R] [--threads T] [--count N]
+//            [--answers FILE] [--out FILE] [--name NAME]
+
+#include <fcl/config.h>
+#include <fcl/fcl.h>
+
+#include <assimp/Importer.hpp>
+#include <assimp/postprocess.h>
+#include <assimp/scene.h>
+#include <assimp/version.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace {
+
+using Model = fcl::BVHModel<fcl::OBBRSSd>;
+
+struct Mesh {
+	std::string path, name;
+	std::vector<fcl::Vector3d> vertices;
+	std::vector<fcl::Triangle> triangles;
+};
+
+[[noreturn]] void die(const std::string &message)
+{
+	std::fprintf(stderr, "fcl_peer: %s\n", message.c_str());
+	std::exit(1);
+}
+
+std::string stem(const std::string &path)
+{
+	size_t slash = path.find_last_of('/');
+	std::string base = slash == std::string::npos ? path : path.substr(slash + 1);
+	size_t dot = base.find_last_of('.');
+	return dot == std::string::npos || dot == 0 ? base : base.substr(0, dot);
+}
+
+// Every sub-mesh in world space (node transforms applied), triangles only:
+// the same geometry the CLI's importer hands vkcollide.
+void append_node(const aiScene *scene, const aiNode *node, const aiMatrix4x4 &parent, Mesh &out)
+{
+	aiMatrix4x4 world = parent * node->mTransformation;
+	for (unsigned m = 0; m < node->mNumMeshes; m++) {
+		const aiMesh *mesh = scene->mMeshes[node->mMeshes[m]];
+		size_t base = out.vertices.size();
+		for (unsigned v = 0; v < mesh->mNumVertices; v++) {
+			aiVector3D p = world * mesh->mVertices[v];
+			// Through float, as vkcollide receives them, then exactly to double.
+			out.vertices.emplace_back(double(float(p.x)), double(float(p.y)), double(float(p.z)));
+		}
+		for (unsigned f = 0; f < mesh->mNumFaces; f++) {
+			const aiFace &face = mesh->mFaces[f];
+			if (face.mNumIndices != 3)
+				continue; // points and lines have no volume or area to collide
+			out.triangles.emplace_back(base + face.mIndices[0], base + face.mIndices[1], base + face.mIndices[2]);
+		}
+	}
+	for (unsigned c = 0; c < node->mNumChildren; c++)
+		append_node(scene, node->mChildren[c], world, out);
+}
+
+Mesh load_mesh(const std::string &path)
+{
+	Assimp::Importer importer;
+	const aiScene *scene = importer.ReadFile(path, aiProcess_Triangulate | aiProcess_JoinIdenticalVertices | aiProcess_SortByPType);
+	if (!scene || !scene->mRootNode)
+		die(path + ": Assimp cannot read it: " + importer.GetErrorString());
+	Mesh mesh;
+	mesh.path = path;
+	mesh.name = stem(path);
+	append_node(scene, scene->mRootNode, aiMatrix4x4(), mesh);
+	if (mesh.triangles.empty())
+		die(path + ": it holds no triangles");
+	return mesh;
+}
+
+std::shared_ptr<Model> build_model(const Mesh &mesh)
+{
+	auto model = std::make_shared<Model>();
+	model->beginModel(int(mesh.triangles.size()), int(mesh.vertices.size()));
+	model->addSubModel(mesh.vertices, mesh.triangles);
+	model->endModel();
+	return model;
+}
+
+// Poses in the CLI's format; values are read as float (what vkcollide
+// receives) and widened exactly, so both peers answer identical poses.
+std::vector<fcl::Transform3d> read_poses(const std::string &path, size_t limit)
+{
+	FILE *f = std::fopen(path.c_str(), "r");
+	if (!f)
+		die(path + ": " + std::strerror(errno));
+	std::vector<fcl::Transform3d> poses;
+	char line[512];
+	size_t line_number = 0;
+	while (poses.size() < limit && std::fgets(line, sizeof line, f)) {
+		line_number++;
+		const char *p = line + std::strspn(line, " \t\r\n");
+		if (*p == '\0' || *p == '#')
+			continue;
+		float v[7];
+		if (std::sscanf(line, "%f %f %f %f %f %f %f", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6]) != 7)
+			die(path + ":" + std::to_string(line_number) + ": expected qw qx qy qz tx ty tz");
+		fcl::Quaterniond q(v[0], v[1], v[2], v[3]); // Eigen's constructor takes w first too
+		if (q.norm() == 0)
+			die(path + ":" + std::to_string(line_number) + ": zero quaternion");
+		q.normalize();
+		fcl::Transform3d tf = fcl::Transform3d::Identity();
+		tf.linear() = q.toRotationMatrix();
+		tf.translation() = fcl::Vector3d(v[4], v[5], v[6]);
+		poses.push_back(tf);
+	}
+	std::fclose(f);
+	return poses;
+}
+
+double seconds_since(std::chrono::steady_clock::time_point start)
+{
+	return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+double median(std::vector<double> v)
+{
+	std::sort(v.begin(), v.end());
+	size_t n = v.size();
+	return n == 0 ? 0.0 : n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+std::string json_string(const std::string &s)
+{
+	std::string out = "\"";
+	for (unsigned char c : s) {
+		if (c == '"' || c == '\\') {
+			out += '\\';
+			out += char(c);
+		} else if (c < 0x20) {
+			char buf[8];
+			std::snprintf(buf, sizeof buf, "\\u%04x", c);
+			out += buf;
+		} else {
+			out += char(c);
+		}
+	}
+	return out + "\"";
+}
+
+std::string json_list(const std::vector<double> &v)
+{
+	std::string out = "[";
+	for (size_t i = 0; i < v.size(); i++) {
+		char buf[32];
+		std::snprintf(buf, sizeof buf, "%s%.6g", i ? ", " : "", v[i]);
+		out += buf;
+	}
+	return out + "]";
+}
+
+// Answers every pose once with `threads` workers. The partition is dynamic
+// (an atomic cursor over blocks of poses) because colliding poses cost more
+// than separated ones and they are not spread evenly.
+void answer_all(const Model &a, const Model &b, const std::vector<fcl::Transform3d> &poses, unsigned threads,
+                std::vector<unsigned char> &answers)
+{
+	const size_t block = 64;
+	std::atomic<size_t> cursor{0};
+	const fcl::Transform3d identity = fcl::Transform3d::Identity();
+	auto work = [&]() {
+		// One request and result per thread; the models are only read.
+		fcl::CollisionRequestd request(1, false); // num_max_contacts = 1, enable_contact = false
+		fcl::CollisionResultd result;
+		for (;;) {
+			size_t begin = cursor.fetch_add(block, std::memory_order_relaxed);
+			if (begin >= poses.size())
+				break;
+			size_t end = std::min(begin + block, poses.size());
+			for (size_t i = begin; i < end; i++) {
+				result.clear();
+				fcl::collide(&a, identity, &b, poses[i], request, result);
+				answers[i] = result.isCollision() ? 1 : 0;
+			}
+		}
+	};
+	std::vector<std::thread> pool;
+	for (unsigned t = 1; t < threads; t++)
+		pool.emplace_back(work);
+	work();
+	for (std::thread &t : pool)
+		t.join();
+}
+
+void usage()
+{
+	std::fprintf(stderr,
+	             "usage: fcl_peer A B --poses FILE [--repeat R] [--threads T] [--count N]\n"
+	             "                [--answers FILE] [--out FILE] [--name NAME]\n"
+	             "  A, B         meshes (any format Assimp reads); poses place B in A's frame\n"
+	             "  --poses      pose file: one 'qw qx qy qz tx ty tz' per line\n"
+	             "  --repeat     timed passes over all poses (default 5); the median is reported\n"
+	             "  --threads    worker threads (default: all hardware threads)\n"
+	             "  --count      use only the first N poses\n"
+	             "  --answers    write one 0/1 per pose (first pass)\n"
+	             "  --out        write the JSON there instead of stdout\n"
+	             "  --name       label of the pair (default A-B from the file names)\n");
+	std::exit(2);
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+	std::vector<std::string> positional;
+	std::string poses_path, answers_path, out_path, name;
+	int repeat = 5;
+	unsigned threads = 0;
+	size_t count = SIZE_MAX;
+	for (int i = 1; i < argc; i++) {
+		std::string arg = argv[i];
+		auto value = [&]() -> std::string {
+			if (i + 1 >= argc)
+				usage();
+			return argv[++i];
+		};
+		if (arg == "--poses")
+			poses_path = value();
+		else if (arg == "--repeat")
+			repeat = std::atoi(value().c_str());
+		else if (arg == "--threads")
+			threads = unsigned(std::atoi(value().c_str()));
+		else if (arg == "--count")
+			count = size_t(std::strtoull(value().c_str(), nullptr, 10));
+		else if (arg == "--answers")
+			answers_path = value();
+		else if (arg == "--out")
+			out_path = value();
+		else if (arg == "--name")
+			name = value();
+		else if (arg == "-h" || arg == "--help" || (arg.size() > 1 && arg[0] == '-'))
+			usage();
+		else
+			positional.push_back(arg);
+	}
+	if (positional.size() != 2 || poses_path.empty() || repeat < 1)
+		usage();
+	if (threads == 0)
+		threads = std::max(1u, std::thread::hardware_concurrency());
+
+	Mesh mesh_a = load_mesh(positional[0]);
+	Mesh mesh_b = load_mesh(positional[1]);
+	if (name.empty())
+		name = mesh_a.name + "-" + mesh_b.name;
+
+	// Tree builds are timed apart from the queries: the median of `repeat`
+	// builds each, the last one kept.
+	std::shared_ptr<Model> model_a, model_b;
+	std::vector<double> build_a, build_b;
+	for (int r = 0; r < repeat; r++) {
+		auto start = std::chrono::steady_clock::now();
+		model_a = build_model(mesh_a);
+		build_a.push_back(seconds_since(start));
+		start = std::chrono::steady_clock::now();
+		model_b = build_model(mesh_b);
+		build_b.push_back(seconds_since(start));
+	}
+
+	std::vector<fcl::Transform3d> poses = read_poses(poses_path, count);
+	if (poses.empty())
+		die(poses_path + ": no poses");
+
+	// Every pass answers every pose; the answers must not change between
+	// passes (FCL is deterministic), which also checks the threading.
+	std::vector<unsigned char> answers(poses.size()), first;
+	std::vector<double> seconds;
+	size_t collide_count = 0;
+	for (int r = 0; r < repeat; r++) {
+		auto start = std::chrono::steady_clock::now();
+		answer_all(*model_a, *model_b, poses, threads, answers);
+		seconds.push_back(seconds_since(start));
+		if (r == 0) {
+			first = answers;
+			collide_count = size_t(std::count(answers.begin(), answers.end(), 1));
+		} else if (answers != first) {
+			die("answers changed between passes");
+		}
+	}
+
+	if (!answers_path.empty()) {
+		FILE *f = std::fopen(answers_path.c_str(), "w");
+		if (!f)
+			die(answers_path + ": " + std::strerror(errno));
+		for (unsigned char c : first)
+			std::fputc(c ? '1' : '0', f), std::fputc('\n', f);
+		if (std::fclose(f) != 0)
+			die(answers_path + ": write failed");
+	}
+
+	double med = median(seconds);
+	char numbers[512];
+	std::snprintf(numbers, sizeof numbers,
+	              "  \"poses\": %zu,\n  \"threads\": %u,\n  \"repeat\": %d,\n"
+	              "  \"median_seconds\": %.6g,\n  \"median_pairs_per_second\": %.6g,\n"
+	              "  \"collide_count\": %zu,\n  \"collide_fraction\": %.6f,\n",
+	              poses.size(), threads, repeat, med, double(poses.size()) / med, collide_count,
+	              double(collide_count) / double(poses.size()));
+	auto mesh_json = [](const Mesh &m, const std::vector<double> &build) {
+		char buf[160];
+		std::snprintf(buf, sizeof buf, ", \"vertices\": %zu, \"triangles\": %zu, \"bvh_build_median_seconds\": %.6g}",
+		              m.vertices.size(), m.triangles.size(), median(build));
+		return "{\"name\": " + json_string(m.name) + ", \"path\": " + json_string(m.path) + buf;
+	};
+	std::string json = "{\n  \"peer\": \"fcl\",\n  \"fcl_version\": " + json_string(FCL_VERSION) +
+	                   ",\n  \"assimp_version\": \"" + std::to_string(aiGetVersionMajor()) + "." +
+	                   std::to_string(aiGetVersionMinor()) + "." + std::to_string(aiGetVersionPatch()) +
+	                   "\",\n  \"bounding_volume\": \"OBBRSS\",\n  \"query\": \"boolean (num_max_contacts 1, enable_contact false)\",\n" +
+	                   "  \"pair\": " + json_string(name) + ",\n  \"mesh_a\": " + mesh_json(mesh_a, build_a) +
+	                   ",\n  \"mesh_b\": " + mesh_json(mesh_b, build_b) + ",\n  \"poses_file\": " +
+	                   json_string(poses_path) + ",\n" + numbers + "  \"repeat_seconds\": " + json_list(seconds) + "\n}\n";
+	if (out_path.empty()) {
+		std::fputs(json.c_str(), stdout);
+	} else {
+		FILE *f = std::fopen(out_path.c_str(), "w");
+		if (!f || std::fputs(json.c_str(), f) < 0 || std::fclose(f) != 0)
+			die(out_path + ": cannot write");
+	}
+	return 0;
+}
