@@ -423,9 +423,57 @@ static void free_builder_scratch(builder *b)
 	b->table = NULL;
 }
 
+// Several Assimp readers "repair" an out-of-range index (the OFF reader
+// clamps it to the last vertex, others drop the face) and only log an error:
+// the import succeeds with a mesh that is not the file's. A collision answer
+// for a different shape is worse than none, so those logged errors fail the
+// import. Matched on Assimp's wording, which is all its C API offers.
+static bool is_geometry_index_error(const char *message)
+{
+	char lower[256];
+	size_t n = 0;
+	for (; message[n] && n + 1 < sizeof(lower); n++)
+		lower[n] = (char)(message[n] >= 'A' && message[n] <= 'Z' ? message[n] - 'A' + 'a' : message[n]);
+	lower[n] = '\0';
+	static const char *const about_geometry[] = {
+		"vertex index", "face index", "triangle index", "polygon index", "invalid index",
+		"index out of range", "index is out of range", "coordinate idx",
+	};
+	static const char *const about_other[] = {
+		"material", "bone", "normal", "uv", "weight", "comment", "clip", "keyframe", "color",
+	};
+	bool geometry = false;
+	for (size_t i = 0; i < sizeof(about_geometry) / sizeof(about_geometry[0]); i++)
+		geometry |= strstr(lower, about_geometry[i]) != NULL;
+	for (size_t i = 0; i < sizeof(about_other) / sizeof(about_other[0]); i++)
+		geometry &= strstr(lower, about_other[i]) == NULL;
+	return geometry;
+}
+
+typedef struct assimp_log {
+	char first_index_error[ERROR_CAPACITY];
+} assimp_log;
+
+static void assimp_log_callback(const char *message, char *user)
+{
+	assimp_log *log = (assimp_log *)(void *)user;
+	// Assimp's format: "Error, T0: OFF: Vertex index is out of range\n".
+	if (strncmp(message, "Error", 5) != 0 || log->first_index_error[0])
+		return;
+	const char *text = strstr(message, ": ");
+	text = text ? text + 2 : message;
+	if (is_geometry_index_error(text))
+		snprintf(log->first_index_error, sizeof(log->first_index_error), "%s", text);
+}
+
 // Imports in this process. Returns 0 and fills out, or nonzero with error set.
 static int import_here(const char *path, import_mesh *out, char *error)
 {
+	// Assimp's logger is global: only the child process attaches one.
+	static assimp_log log;
+	struct aiLogStream stream = {assimp_log_callback, (char *)(void *)&log};
+	aiAttachLogStream(&stream);
+
 	struct aiPropertyStore *props = aiCreatePropertyStore();
 	if (!props) {
 		set_error(error, ERROR_CAPACITY, "out of memory starting Assimp");
@@ -443,6 +491,10 @@ static int import_here(const char *path, import_mesh *out, char *error)
 
 	int status = 1;
 	builder b = {.scene = scene, .error = error};
+	if (log.first_index_error[0]) {
+		tidy_assimp_message(log.first_index_error, path, error, ERROR_CAPACITY);
+		goto cleanup;
+	}
 	if (scene->mNumMeshes && !scene->mMeshes) {
 		set_error(error, ERROR_CAPACITY, "Assimp returned an incomplete scene");
 		goto cleanup;
