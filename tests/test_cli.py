@@ -1,0 +1,539 @@
+# SPDX-License-Identifier: MIT
+"""End-to-end tests of the vkcollide command-line tool (stdlib only).
+
+usage: python3 tests/test_cli.py PATH/TO/vkcollide [NAME-FILTER]
+
+Environment (set by tests/meson.build):
+  VKCOL_SOURCE_DIR   repository root (default: this file's parent's parent)
+  VKCOL_MODELS_DIR   Assimp's test models (default /usr/share/assimp/models)
+  VKCOLLIDE_VALIDATION=1 makes the tool fail on any validation message.
+
+Exit status: 0 all passed, 1 some failed, 77 skipped (no Vulkan device; the
+import tests, which need none, still ran and passed).
+
+The assertions use only what the tool promises (exit codes, "vkcollide: FILE:
+reason" lines, JSON keys) and geometry computed here from the files
+themselves, never device names or driver quirks.
+"""
+import base64
+import json
+import math
+import os
+import re
+import signal
+import struct
+import subprocess
+import sys
+import tempfile
+
+TIMEOUT_S = 120
+
+TOOL = None
+SOURCE_DIR = os.environ.get("VKCOL_SOURCE_DIR") or os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+MODELS_DIR = os.environ.get("VKCOL_MODELS_DIR") or "/usr/share/assimp/models"
+EXAMPLES = os.path.join(SOURCE_DIR, "examples")
+
+MESH_INFO_KEYS = {
+    "file", "submesh_count", "vertex_count", "unique_vertex_count", "triangle_count",
+    "degenerate_count", "closed", "boundary_edge_count", "nonmanifold_edge_count",
+    "aabb_min", "aabb_max", "sphere_center", "sphere_radius", "origin", "origin_inside",
+    "volume", "tree", "cube_resolution", "device_bytes", "device",
+}
+TREE_KEYS = {"depth", "node_count", "leaf_count", "leaf_size_min", "leaf_size_mean", "leaf_size_max"}
+DEVICE_KEYS = {
+    "index", "name", "type", "api_version", "driver", "compute_queue", "max_workgroup_count",
+    "max_storage_buffer_range", "subgroup_size", "device_local_bytes", "chosen",
+}
+
+
+class Skip(Exception):
+    pass
+
+
+class Failure(AssertionError):
+    pass
+
+
+def check(condition, message):
+    if not condition:
+        raise Failure(message)
+
+
+class Run:
+    def __init__(self, args, returncode, stdout, stderr):
+        self.args, self.returncode, self.stdout, self.stderr = args, returncode, stdout, stderr
+
+    def describe(self):
+        return "vkcollide %s -> exit %s\n  stdout: %r\n  stderr: %r" % (
+            " ".join(self.args), self.returncode, self.stdout[-800:], self.stderr[-800:])
+
+
+def run(*args, env=None):
+    full_env = dict(os.environ)
+    if env:
+        full_env.update(env)
+    try:
+        p = subprocess.run([TOOL] + list(args), capture_output=True, timeout=TIMEOUT_S, env=full_env)
+    except subprocess.TimeoutExpired:
+        raise Failure("vkcollide %s: no answer within %d s (hang)" % (" ".join(args), TIMEOUT_S))
+    r = Run(list(args), p.returncode, p.stdout.decode("utf-8", "replace"), p.stderr.decode("utf-8", "replace"))
+    # A signal is a crash whatever the test expected.
+    if r.returncode < 0:
+        try:
+            name = signal.Signals(-r.returncode).name
+        except ValueError:
+            name = str(-r.returncode)
+        raise Failure("crashed with %s\n%s" % (name, r.describe()))
+    return r
+
+
+def expect_exit(r, code):
+    check(r.returncode == code, "expected exit %d\n%s" % (code, r.describe()))
+
+
+def expect_error_line(r, name, *patterns):
+    """One 'vkcollide: ...NAME...: reason' line on stderr matching every pattern."""
+    lines = [l for l in r.stderr.splitlines() if l.startswith("vkcollide: ") and name in l]
+    check(lines, "no 'vkcollide: ' line naming %r on stderr\n%s" % (name, r.describe()))
+    check(len(set(lines)) == len(lines), "an error line is repeated\n%s" % r.describe())
+    for pattern in patterns:
+        check(any(re.search(pattern, l, re.IGNORECASE) for l in lines),
+              "no error line matches %r\n%s" % (pattern, r.describe()))
+    check(r.stdout == "", "output on stdout despite the error\n%s" % r.describe())
+
+
+# The device state, probed once: GPU tests skip without a device.
+_device_state = {}
+
+
+def need_device():
+    if "ok" not in _device_state:
+        r = run("devices")
+        _device_state["ok"] = r.returncode == 0
+        _device_state["why"] = r.stderr.strip()
+    if not _device_state["ok"]:
+        raise Skip("no usable Vulkan device: " + _device_state["why"])
+
+
+def mesh_info_json(path, *extra, env=None):
+    need_device()
+    r = run("mesh-info", path, "--json", *extra, env=env)
+    expect_exit(r, 0)
+    check(r.stderr == "", "stderr not empty on success (validation or library messages?)\n" + r.describe())
+    try:
+        info = json.loads(r.stdout)
+    except ValueError as e:
+        raise Failure("--json output is not JSON: %s\n%s" % (e, r.describe()))
+    check(isinstance(info, dict), "--json output is not an object")
+    return info
+
+
+def read_obj(path):
+    vertices, triangles = [], []
+    with open(path) as f:
+        for line in f:
+            s = line.split()
+            if s and s[0] == "v":
+                vertices.append(tuple(float(x) for x in s[1:4]))
+            elif s and s[0] == "f":
+                idx = [int(x.split("/")[0]) - 1 for x in s[1:]]
+                for k in range(1, len(idx) - 1):
+                    triangles.append((idx[0], idx[k], idx[k + 1]))
+    return vertices, triangles
+
+
+def signed_volume(vertices, triangles):
+    total = 0.0
+    for a, b, c in triangles:
+        (ax, ay, az), (bx, by, bz), (cx, cy, cz) = vertices[a], vertices[b], vertices[c]
+        total += ax * (by * cz - bz * cy) - ay * (bx * cz - bz * cx) + az * (bx * cy - by * cx)
+    return total / 6.0
+
+
+def close(a, b, tol):
+    return abs(a - b) <= tol * max(1.0, abs(a), abs(b))
+
+
+def write(directory, name, text):
+    path = os.path.join(directory, name)
+    with open(path, "w") as f:
+        f.write(text)
+    return path
+
+
+# ---------------------------------------------------------------------------
+# Usage
+
+def test_help_and_version():
+    r = run("--help")
+    expect_exit(r, 0)
+    for name in ("devices", "mesh-info", "help"):
+        check(name in r.stdout, "--help does not list %s\n%s" % (name, r.describe()))
+    r = run("help", "mesh-info")
+    expect_exit(r, 0)
+    check("--json" in r.stdout and "--leaf-size" in r.stdout, "help mesh-info lacks its options\n" + r.describe())
+    r = run("mesh-info", "--help")
+    expect_exit(r, 0)
+    check("usage: vkcollide mesh-info" in r.stdout, r.describe())
+    r = run("--version")
+    expect_exit(r, 0)
+    check(re.match(r"vkcollide \d+\.\d+\.\d+\n$", r.stdout), "unexpected --version\n" + r.describe())
+
+
+def test_usage_errors():
+    cases = [
+        ((), "no command"),
+        (("frobnicate",), "unknown command 'frobnicate'"),
+        (("--frobnicate",), "unknown option '--frobnicate'"),
+        (("help", "frobnicate"), "unknown command 'frobnicate'"),
+        (("mesh-info",), "no FILE"),
+        (("mesh-info", "a.obj", "b.obj"), "more than one FILE"),
+        (("mesh-info", "--bogus", "a.obj"), "unknown option '--bogus'"),
+        (("mesh-info", "--leaf-size", "0", "a.obj"), "--leaf-size"),
+        (("mesh-info", "a.obj", "--leaf-size"), "--leaf-size"),
+        (("mesh-info", "--max-depth=49", "a.obj"), "--max-depth"),
+        (("mesh-info", "--cube-resolution", "48", "a.obj"), "--cube-resolution"),
+        (("devices", "extra"), "unexpected argument"),
+    ]
+    for args, message in cases:
+        r = run(*args)
+        expect_exit(r, 2)
+        check(r.stderr.startswith("vkcollide: "), "first stderr line is not 'vkcollide: ...'\n" + r.describe())
+        check(message in r.stderr, "stderr lacks %r\n%s" % (message, r.describe()))
+        check("usage: vkcollide" in r.stderr, "no usage on stderr\n" + r.describe())
+        check(r.stdout == "", "usage error wrote to stdout\n" + r.describe())
+
+
+# ---------------------------------------------------------------------------
+# devices
+
+def test_devices():
+    need_device()
+    r = run("devices")
+    expect_exit(r, 0)
+    marked = [l for l in r.stdout.splitlines() if re.match(r"\* \d+: \S", l)]
+    check(len(marked) == 1, "expected one device line marked '*'\n" + r.describe())
+    for label in ("type", "API version", "driver", "compute queue", "max workgroup count",
+                  "max storage buffer", "subgroup size", "device-local memory"):
+        check(label in r.stdout, "devices does not show %r\n%s" % (label, r.describe()))
+
+
+def test_devices_json():
+    need_device()
+    r = run("devices", "--json")
+    expect_exit(r, 0)
+    doc = json.loads(r.stdout)
+    devices = doc["devices"]
+    check(devices, "no devices in JSON")
+    for d in devices:
+        check(DEVICE_KEYS <= set(d), "device keys missing: %s" % (DEVICE_KEYS - set(d)))
+        check(len(d["max_workgroup_count"]) == 3, "max_workgroup_count is not 3 numbers")
+    chosen = [d for d in devices if d["chosen"]]
+    check(len(chosen) == 1 and chosen[0]["index"] == doc["chosen"], "chosen device inconsistent: %r" % doc)
+    check(chosen[0]["compute_queue"], "the chosen device has no compute queue")
+
+    # Forcing the chosen device by index and by name keeps it chosen.
+    for value in (str(chosen[0]["index"]), chosen[0]["name"]):
+        r = run("devices", "--json", env={"VKCOLLIDE_DEVICE": value})
+        expect_exit(r, 0)
+        doc2 = json.loads(r.stdout)
+        check(doc2["VKCOLLIDE_DEVICE"] == value, "VKCOLLIDE_DEVICE not shown")
+        now = [d for d in doc2["devices"] if d["index"] == doc2["chosen"]]
+        check(now and now[0]["name"] == chosen[0]["name"], "VKCOLLIDE_DEVICE=%s chose another device" % value)
+
+
+def test_forced_missing_device():
+    need_device()
+    env = {"VKCOLLIDE_DEVICE": "no-such-device-e7f3"}
+    r = run("devices", env=env)
+    expect_exit(r, 1)
+    check("* " not in r.stdout, "a device is marked although none matches\n" + r.describe())
+    check(re.search(r"^vkcollide: .*no-such-device-e7f3", r.stderr, re.M), r.describe())
+    r = run("mesh-info", os.path.join(EXAMPLES, "box.obj"), env=env)
+    expect_exit(r, 1)
+    check(r.stderr.startswith("vkcollide: "), r.describe())
+    check(len(set(r.stderr.splitlines())) == len(r.stderr.splitlines()), "repeated line\n" + r.describe())
+
+
+# ---------------------------------------------------------------------------
+# mesh-info on good meshes
+
+def test_box():
+    path = os.path.join(EXAMPLES, "box.obj")
+    info = mesh_info_json(path)
+    check(MESH_INFO_KEYS <= set(info), "mesh-info keys missing: %s" % (MESH_INFO_KEYS - set(info)))
+    check(TREE_KEYS <= set(info["tree"]), "tree keys missing: %s" % (TREE_KEYS - set(info["tree"])))
+    check(info["unique_vertex_count"] == 8, "unique vertices %r" % info["unique_vertex_count"])
+    check(info["vertex_count"] >= 8, "vertex_count %r" % info["vertex_count"])
+    check(info["triangle_count"] == 12, "triangles %r" % info["triangle_count"])
+    check(info["submesh_count"] == 1, "sub-meshes %r" % info["submesh_count"])
+    check(info["closed"] is True, "box not closed")
+    check(info["boundary_edge_count"] == 0 and info["nonmanifold_edge_count"] == 0, "box has bad edges")
+    check(info["degenerate_count"] == 0, "box has degenerate triangles")
+    check(close(info["volume"], 1.0, 1e-5), "volume %r" % info["volume"])
+    check(all(close(v, -0.5, 1e-6) for v in info["aabb_min"]), "aabb_min %r" % info["aabb_min"])
+    check(all(close(v, 0.5, 1e-6) for v in info["aabb_max"]), "aabb_max %r" % info["aabb_max"])
+    check(info["origin_inside"] is True, "box origin not inside")
+    check(all(-0.5 < c < 0.5 for c in info["origin"]), "origin %r outside the box" % info["origin"])
+    check_sphere(info, read_obj(path)[0])
+    check(info["device_bytes"] > 0, "no device memory reported")
+    tree = info["tree"]
+    check(tree["leaf_count"] >= 1 and tree["node_count"] >= tree["leaf_count"], "tree %r" % tree)
+    check(tree["leaf_size_min"] <= tree["leaf_size_mean"] <= tree["leaf_size_max"], "tree %r" % tree)
+
+    # The text form says the same in words.
+    r = run("mesh-info", path)
+    expect_exit(r, 0)
+    text = r.stdout
+    check(re.search(r"^vertices\s.*\b8 unique", text, re.M), "text: no '8 unique'\n" + r.describe())
+    check(re.search(r"^triangles\s+12\b", text, re.M), "text: no '12' triangles\n" + r.describe())
+    check(re.search(r"^surface\s+closed", text, re.M), "text: not closed\n" + r.describe())
+    check(re.search(r"^volume\s+1\b", text, re.M), "text: no volume 1\n" + r.describe())
+
+
+def check_sphere(info, vertices):
+    c, radius = info["sphere_center"], info["sphere_radius"]
+    far = max(math.dist(c, v) for v in vertices)
+    check(far <= radius * (1 + 1e-5) + 1e-6, "bounding sphere misses a vertex (%g > %g)" % (far, radius))
+
+
+def test_tree_options():
+    path = os.path.join(EXAMPLES, "torus.obj")
+    info = mesh_info_json(path, "--leaf-size", "1", "--max-depth=30", "--cube-resolution", "16")
+    check(info["tree"]["leaf_size_max"] <= 1, "--leaf-size 1 not honoured: %r" % info["tree"])
+    check(info["tree"]["depth"] <= 30, "--max-depth 30 not honoured: %r" % info["tree"])
+    check(info["cube_resolution"] == 16, "--cube-resolution 16 not honoured")
+    info = mesh_info_json(path, "--max-depth", "2")
+    check(info["tree"]["depth"] <= 2, "--max-depth 2 not honoured: %r" % info["tree"])
+
+
+def test_torus():
+    path = os.path.join(EXAMPLES, "torus.obj")
+    vertices, triangles = read_obj(path)
+    info = mesh_info_json(path)
+    check(info["triangle_count"] == len(triangles), "triangles %r" % info["triangle_count"])
+    check(info["unique_vertex_count"] == len(vertices), "vertices %r" % info["unique_vertex_count"])
+    check(info["closed"] is True, "torus not closed")
+    expected = abs(signed_volume(vertices, triangles))
+    check(close(info["volume"], expected, 1e-4), "volume %r, expected %r" % (info["volume"], expected))
+    check_sphere(info, vertices)
+
+
+def test_open_model():
+    path = os.path.join(MODELS_DIR, "STL", "sphereWithHole.stl")
+    if not os.path.exists(path):
+        raise Skip(path + " missing (assimp-testmodels)")
+    info = mesh_info_json(path)
+    check(info["closed"] is False, "sphereWithHole.stl reported closed")
+    check(info["boundary_edge_count"] > 0, "open mesh without boundary edges")
+    check(info["volume"] is None, "open mesh has a volume: %r" % info["volume"])
+    r = run("mesh-info", path)
+    expect_exit(r, 0)
+    check(re.search(r"^surface\s+open", r.stdout, re.M), "text: not open\n" + r.describe())
+
+
+def test_multi_node_scene():
+    # glTF with the unit cube instanced twice: once as is, once under a parent
+    # translated by (3, 0, 0) with a child scaled by 2. Checks that node
+    # transforms are composed parent * child and that instances are merged.
+    vertices, triangles = read_obj(os.path.join(EXAMPLES, "box.obj"))
+    pos = b"".join(struct.pack("<3f", *v) for v in vertices)
+    idx = b"".join(struct.pack("<3H", *t) for t in triangles)
+    gltf = {
+        "asset": {"version": "2.0"},
+        "scene": 0,
+        "scenes": [{"nodes": [0, 1]}],
+        "nodes": [
+            {"mesh": 0},
+            {"translation": [3, 0, 0], "children": [2]},
+            {"scale": [2, 2, 2], "mesh": 0},
+        ],
+        "meshes": [{"primitives": [{"attributes": {"POSITION": 0}, "indices": 1}]}],
+        "buffers": [{"byteLength": len(pos) + len(idx),
+                     "uri": "data:application/octet-stream;base64," + base64.b64encode(pos + idx).decode()}],
+        "bufferViews": [
+            {"buffer": 0, "byteOffset": 0, "byteLength": len(pos), "target": 34962},
+            {"buffer": 0, "byteOffset": len(pos), "byteLength": len(idx), "target": 34963},
+        ],
+        "accessors": [
+            {"bufferView": 0, "componentType": 5126, "count": len(vertices), "type": "VEC3",
+             "min": [-0.5, -0.5, -0.5], "max": [0.5, 0.5, 0.5]},
+            {"bufferView": 1, "componentType": 5123, "count": 3 * len(triangles), "type": "SCALAR"},
+        ],
+    }
+    with tempfile.TemporaryDirectory() as d:
+        path = write(d, "two_boxes.gltf", json.dumps(gltf))
+        info = mesh_info_json(path)
+    check(info["submesh_count"] == 2, "sub-meshes %r, expected 2 instances" % info["submesh_count"])
+    check(info["triangle_count"] == 24, "triangles %r" % info["triangle_count"])
+    check(info["unique_vertex_count"] == 16, "unique vertices %r" % info["unique_vertex_count"])
+    check(info["closed"] is True, "two disjoint cubes not closed")
+    check(close(info["volume"], 1.0 + 8.0, 1e-5), "volume %r, expected 9" % info["volume"])
+    want_min, want_max = [-0.5, -1.0, -1.0], [4.0, 1.0, 1.0]
+    check(all(close(a, b, 1e-5) for a, b in zip(info["aabb_min"], want_min)), "aabb_min %r" % info["aabb_min"])
+    check(all(close(a, b, 1e-5) for a, b in zip(info["aabb_max"], want_max)), "aabb_max %r" % info["aabb_max"])
+
+
+# ---------------------------------------------------------------------------
+# Bad input: exit 2, one line naming the file, never a crash or a hang.
+
+# What each file of Assimp's invalid/ corpus really is. malformed2.obj has an
+# empty "f" line and an unknown material but five good quads: a valid (open)
+# mesh. Files not listed are expected to be rejected.
+INVALID_DIR_VALID = {"malformed2.obj": 10}
+
+
+def test_invalid_corpus():
+    directory = os.path.join(MODELS_DIR, "invalid")
+    if not os.path.isdir(directory):
+        raise Skip(directory + " missing (assimp-testmodels)")
+    names = sorted(os.listdir(directory))
+    check(names, "empty corpus")
+    skipped = None
+    for name in names:
+        path = os.path.join(directory, name)
+        if name in INVALID_DIR_VALID:
+            # Needs a device; the rejections below do not.
+            try:
+                info = mesh_info_json(path)
+            except Skip as e:
+                skipped = e
+                continue
+            check(info["triangle_count"] == INVALID_DIR_VALID[name], "%s: triangles %r" % (name, info))
+            continue
+        r = run("mesh-info", path)
+        try:
+            expect_exit(r, 2)
+            expect_error_line(r, name)
+        except Failure as e:
+            raise Failure("%s: %s" % (name, e))
+        if os.path.getsize(path) == 0:
+            expect_error_line(r, name, r"empty")
+    if skipped:
+        raise skipped
+
+
+def test_nonexistent_file():
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "no_such_mesh.obj")
+        r = run("mesh-info", path)
+        expect_exit(r, 2)
+        expect_error_line(r, "no_such_mesh.obj", r"no such file")
+        r = run("mesh-info", d)
+        expect_exit(r, 2)
+        expect_error_line(r, d, r"directory")
+
+
+def test_non_finite_coordinates():
+    # Assimp parses "nan" and "inf"; the library's check must name the vertex.
+    with tempfile.TemporaryDirectory() as d:
+        for name, value in (("nan.obj", "nan"), ("inf.obj", "inf"), ("minus_inf.obj", "-inf")):
+            path = write(d, name, "v 0 0 0\nv 1 0 0\nv 0 1 0\nv %s 0 1\nf 1 2 3\nf 1 2 4\n" % value)
+            r = run("mesh-info", path)
+            expect_exit(r, 2)
+            expect_error_line(r, name, r"vertex \d+", r"non-finite|nan|inf")
+
+
+def test_index_out_of_range():
+    with tempfile.TemporaryDirectory() as d:
+        # Assimp's OBJ reader rejects these itself, positive and negative.
+        for name, face in (("oor.obj", "f 1 2 9"), ("oor_negative.obj", "f 1 2 -9"), ("zero.obj", "f 0 1 2")):
+            path = write(d, name, "v 0 0 0\nv 1 0 0\nv 0 1 0\n%s\n" % face)
+            r = run("mesh-info", path)
+            expect_exit(r, 2)
+            expect_error_line(r, name, r"index")
+        # Assimp's OFF reader clamps the index and only logs it: the tool
+        # must still refuse the file.
+        path = write(d, "oor.off", "OFF\n3 1 0\n0 0 0\n1 0 0\n0 1 0\n3 0 1 7\n")
+        r = run("mesh-info", path)
+        expect_exit(r, 2)
+        expect_error_line(r, "oor.off", r"out of range")
+        # PLY: Assimp passes the index through; the importer's own check
+        # catches it.
+        path = write(d, "oor.ply", "ply\nformat ascii 1.0\nelement vertex 3\nproperty float x\n"
+                     "property float y\nproperty float z\nelement face 1\n"
+                     "property list uchar int vertex_indices\nend_header\n0 0 0\n1 0 0\n0 1 0\n3 0 1 9\n")
+        r = run("mesh-info", path)
+        expect_exit(r, 2)
+        expect_error_line(r, "oor.ply", r"index")
+
+
+def test_no_triangles():
+    with tempfile.TemporaryDirectory() as d:
+        path = write(d, "lines.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\nl 1 2\np 3\n")
+        r = run("mesh-info", path)
+        expect_exit(r, 2)
+        expect_error_line(r, "lines.obj", r"no triangles")
+        path = write(d, "comments.obj", "# nothing here\n\n")
+        r = run("mesh-info", path)
+        expect_exit(r, 2)
+        expect_error_line(r, "comments.obj")
+        path = write(d, "garbage.stl", "\x00\x01\x02 not a mesh at all\n" * 4)
+        r = run("mesh-info", path)
+        expect_exit(r, 2)
+        expect_error_line(r, "garbage.stl")
+
+
+def test_absurd_counts():
+    # Headers promising billions of elements in a few bytes: an error, quickly,
+    # without allocating what they promise (the importer's child process has
+    # an address-space limit far below it on any machine).
+    with tempfile.TemporaryDirectory() as d:
+        files = {
+            "huge_faces.off": "OFF\n3 4000000000 0\n0 0 0\n1 0 0\n0 1 0\n3 0 1 2\n",
+            "huge_vertices.off": "OFF\n4000000000 1 0\n0 0 0\n1 0 0\n0 1 0\n3 0 1 2\n",
+            "huge.ply": "ply\nformat ascii 1.0\nelement vertex 4000000000\nproperty float x\n"
+                        "property float y\nproperty float z\nelement face 1\n"
+                        "property list uchar int vertex_indices\nend_header\n0 0 0\n1 0 0\n0 1 0\n3 0 1 2\n",
+        }
+        for name, text in files.items():
+            path = write(d, name, text)
+            r = run("mesh-info", path)
+            expect_exit(r, 2)
+            expect_error_line(r, name)
+
+
+# ---------------------------------------------------------------------------
+
+TESTS = [v for k, v in sorted(globals().items()) if k.startswith("test_") and callable(v)]
+
+
+def main():
+    global TOOL
+    if len(sys.argv) < 2:
+        print("usage: test_cli.py PATH/TO/vkcollide [NAME-FILTER]", file=sys.stderr)
+        return 2
+    TOOL = os.path.abspath(sys.argv[1])
+    name_filter = sys.argv[2] if len(sys.argv) > 2 else ""
+    passed = failed = skipped = 0
+    for test in TESTS:
+        name = test.__name__
+        if name_filter not in name:
+            continue
+        try:
+            test()
+        except Skip as e:
+            skipped += 1
+            print("skip %s: %s" % (name, e))
+        except Failure as e:
+            failed += 1
+            print("FAIL %s: %s" % (name, e))
+        except Exception as e:  # a bug in the test or unexpected output shape
+            failed += 1
+            print("FAIL %s: %s: %s" % (name, type(e).__name__, e))
+        else:
+            passed += 1
+            print("ok   %s" % name)
+        sys.stdout.flush()
+    print("%d passed, %d failed%s" % (passed, failed, ", %d skipped" % skipped if skipped else ""))
+    if failed:
+        return 1
+    if skipped and not passed:
+        return 77
+    if skipped and not _device_state.get("ok", True):
+        return 77
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
