@@ -96,7 +96,11 @@ def bounds(verts):
 	lo = [min(v[i] for v in verts) for i in range(3)]
 	hi = [max(v[i] for v in verts) for i in range(3)]
 	c = [0.5 * (lo[i] + hi[i]) for i in range(3)]
-	r = max(math.sqrt((v[0] - c[0]) ** 2 + (v[1] - c[1]) ** 2 + (v[2] - c[2]) ** 2) for v in verts)
+	r = 0.0
+	for v in verts:
+		# Products, not ** 2 (pow): bench_approx.c must get the same doubles.
+		dx, dy, dz = v[0] - c[0], v[1] - c[1], v[2] - c[2]
+		r = max(r, math.sqrt(dx * dx + dy * dy + dz * dz))
 	return c, r
 
 
