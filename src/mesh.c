@@ -372,6 +372,8 @@ static void bounding_sphere(mesh_cpu *m)
 	uint32_t n = m->vertex_count;
 	double p[3], y[3], z[3];
 	load_vertex(m, 0, p);
+	memcpy(y, p, sizeof(y));
+	memcpy(z, p, sizeof(z));
 	double best = -1.0;
 	for (uint32_t v = 0; v < n; ++v) {
 		double q[3];
