@@ -25,9 +25,16 @@
 // entries per level; trees are at most 64 levels deep (aabb_tree.c).
 #define REF_STACK_SIZE 256
 
-// Relative tolerance for "too close to call". Far above double rounding
-// (~1e-16 per operation) and far below any feature size a float mesh can
-// express (~1e-7 relative).
+// Relative tolerance of the ray/triangle classification: a point this close
+// (relative to the lengths involved) to a triangle's plane and inside it is
+// on the surface; a ray this close to an edge or a vertex is not trusted.
+// About 5000 times the rounding error of the products computed (a few ulps
+// of 1.1e-16), so that only what rounding could decide either way is
+// withheld; far below what float input can resolve (~6e-8), so that the
+// oracle sees gaps of 1e-9 as gaps.
+#define REF_EPS 1e-12
+
+// Relative padding of boxes used only to cull (never to decide): generous.
 #define REF_TOL 1e-9
 
 bool ref_pose_transform(const vkcol_pose *pose, ref_transform *out)
@@ -131,7 +138,7 @@ typedef enum ray_outcome {
 } ray_outcome;
 
 // Möller–Trumbore with unscaled numerators: u = un / det, v = vn / det,
-// t = tn / det. Each numerator is compared with REF_TOL times the product of
+// t = tn / det. Each numerator is compared with REF_EPS times the product of
 // the lengths it is made of, a safe multiple of its rounding error.
 static ray_outcome ray_triangle(const double o[3], const double d[3], const double v0[3], const double v1[3],
                                 const double v2[3])
@@ -148,10 +155,10 @@ static ray_outcome ray_triangle(const double o[3], const double d[3], const doub
 	double tn = dot3(e2, qv);
 
 	double le1 = len3(e1), le2 = len3(e2), ls = len3(s);
-	double tol_det = REF_TOL * le1 * le2;
-	double tol_u = REF_TOL * ls * le2;
-	double tol_v = REF_TOL * ls * le1;
-	double tol_t = REF_TOL * ls * le1 * le2;
+	double tol_det = REF_EPS * le1 * le2;
+	double tol_u = REF_EPS * ls * le2;
+	double tol_v = REF_EPS * ls * le1;
+	double tol_t = REF_EPS * ls * le1 * le2;
 
 	if (fabs(det) <= tol_det) {
 		// Nearly parallel: a hit needs |un|, |vn| <= |det|, so both tiny; the
