@@ -88,6 +88,9 @@ mkdir -p $work bench/results
 # memory; prove it once before relying on it.
 python3 bench/check_poses.py $bench_approx bench/gen_poses.py bench/meshes/box.obj bench/meshes/star.obj >/dev/null
 
+# Timings are only as good as the machine is quiet: keep the load averages.
+load_start=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo "")
+
 status=0
 while read -r name a b factor seed; do
 	case $name in '' | '#'*) continue ;; esac
@@ -114,10 +117,11 @@ while read -r name a b factor seed; do
 		--out $work/$name.vkcol.json || status=1
 done <bench/pairs.txt
 
-python3 - "$work" "$out" "$quick" "$fcl_poses" <<'PY' || status=1
-import datetime, glob, json, os, platform, re, subprocess, sys
+python3 - "$work" "$out" "$quick" "$fcl_poses" "$load_start" <<'PY' || status=1
+import datetime, json, os, platform, re, subprocess, sys
 
 work, out, quick, fcl_poses = sys.argv[1], sys.argv[2], sys.argv[3] == "1", int(sys.argv[4])
+load_start = [float(x) for x in sys.argv[5].split()]
 
 def load(path):
     try:
@@ -161,7 +165,8 @@ result = {
     "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
     "git_commit": git("rev-parse", "HEAD"),
     "git_dirty": bool(git("status", "--porcelain", "--untracked-files=no", "--", "src", "shaders", "include")),
-    "machine": {"cpu": cpu, "logical_cpus": os.cpu_count(), "system": platform.platform()},
+    "machine": {"cpu": cpu, "logical_cpus": os.cpu_count(), "system": platform.platform(),
+                "load_average_start": load_start, "load_average_end": list(os.getloadavg())},
     "device": device,
     "fcl_poses_per_pair": fcl_poses,
     "pairs": pairs,
