@@ -59,9 +59,10 @@
 #define MAX_NODE_DEPTH 256
 
 // Address space the child may add to what it inherited: enough for Assimp's
-// intermediate copies of a mesh near the library's limits, far below what an
-// absurd header count asks for.
-#define MIN_IMPORT_BUDGET ((uint64_t)2 << 30)
+// intermediate copies of a mesh of tens of millions of triangles, far below
+// what an absurd header count asks for. Only the named file's size counts:
+// a .gltf whose buffers live in a large .bin gets the minimum.
+#define MIN_IMPORT_BUDGET ((uint64_t)4 << 30)
 #define BYTES_BUDGET_PER_FILE_BYTE 100u
 
 // Child CPU-time limit: a base plus a rate generous for Assimp's text parsers.
@@ -118,7 +119,9 @@ static void set_error(char *error, size_t size, const char *fmt, ...)
 // ---------------------------------------------------------------------------
 // Assimp's messages: one readable line without the full path.
 
-static void tidy_assimp_message(const char *message, const char *path, char *out, size_t size)
+// budget: the child's memory limit in bytes, named when Assimp runs out.
+static void tidy_assimp_message(const char *message, const char *path, uint64_t budget, char *out,
+                                size_t size)
 {
 	if (!message || !message[0]) {
 		set_error(out, size, "Assimp cannot read it (no reason given)");
@@ -129,7 +132,8 @@ static void tidy_assimp_message(const char *message, const char *path, char *out
 		return;
 	}
 	if (strstr(message, "bad_alloc") || strstr(message, "out of memory")) {
-		set_error(out, size, "Assimp ran out of memory reading it (corrupt counts in the file?)");
+		set_error(out, size, "Assimp ran out of memory reading it (limit %.1f GiB; corrupt counts in the file?)",
+		          (double)budget / (1u << 30));
 		return;
 	}
 	// Copy, replacing the path by its last component and control characters
@@ -467,7 +471,7 @@ static void assimp_log_callback(const char *message, char *user)
 }
 
 // Imports in this process. Returns 0 and fills out, or nonzero with error set.
-static int import_here(const char *path, import_mesh *out, char *error)
+static int import_here(const char *path, uint64_t budget, import_mesh *out, char *error)
 {
 	// Assimp's logger is global: only the child process attaches one.
 	static assimp_log log;
@@ -485,14 +489,14 @@ static int import_here(const char *path, import_mesh *out, char *error)
 	const struct aiScene *scene = aiImportFileExWithProperties(path, IMPORT_FLAGS, NULL, props);
 	aiReleasePropertyStore(props);
 	if (!scene) {
-		tidy_assimp_message(aiGetErrorString(), path, error, ERROR_CAPACITY);
+		tidy_assimp_message(aiGetErrorString(), path, budget, error, ERROR_CAPACITY);
 		return 1;
 	}
 
 	int status = 1;
 	builder b = {.scene = scene, .error = error};
 	if (log.first_index_error[0]) {
-		tidy_assimp_message(log.first_index_error, path, error, ERROR_CAPACITY);
+		tidy_assimp_message(log.first_index_error, path, budget, error, ERROR_CAPACITY);
 		goto cleanup;
 	}
 	if (scene->mNumMeshes && !scene->mMeshes) {
@@ -582,7 +586,8 @@ static uint64_t current_address_space(void)
 	return ok == 1 && page > 0 ? pages * (uint64_t)page : 0;
 }
 
-static void limit_child(uint64_t file_size)
+// Returns the memory budget set.
+static uint64_t limit_child(uint64_t file_size)
 {
 	uint64_t budget = MIN_IMPORT_BUDGET;
 	if (file_size > budget / BYTES_BUDGET_PER_FILE_BYTE)
@@ -594,7 +599,7 @@ static void limit_child(uint64_t file_size)
 		budget = (uint64_t)pages * (uint64_t)page;
 	uint64_t used = current_address_space();
 	struct rlimit lim;
-	if (used && getrlimit(RLIMIT_AS, &lim) == 0) {
+	if (used && budget <= UINT64_MAX - used && getrlimit(RLIMIT_AS, &lim) == 0) {
 		uint64_t want = used + budget;
 		if (lim.rlim_cur == RLIM_INFINITY || want < (uint64_t)lim.rlim_cur) {
 			lim.rlim_cur = (rlim_t)want;
@@ -606,11 +611,12 @@ static void limit_child(uint64_t file_size)
 		lim.rlim_cur = (rlim_t)seconds;
 		setrlimit(RLIMIT_CPU, &lim);
 	}
+	return budget;
 }
 
 static _Noreturn void child_main(int fd, const char *path, uint64_t file_size)
 {
-	limit_child(file_size);
+	uint64_t budget = limit_child(file_size);
 	// Some Assimp readers print to stdout, which carries the CLI's output
 	// (JSON): send it away. stderr stays, for sanitizer reports.
 	int null_fd = open("/dev/null", O_WRONLY);
@@ -620,7 +626,7 @@ static _Noreturn void child_main(int fd, const char *path, uint64_t file_size)
 	}
 	child_header h = {.magic = CHILD_MAGIC};
 	import_mesh mesh = {0};
-	h.status = import_here(path, &mesh, h.error);
+	h.status = import_here(path, budget, &mesh, h.error);
 	h.vertex_count = mesh.vertex_count;
 	h.triangle_count = mesh.triangle_count;
 	h.submesh_count = mesh.submesh_count;
