@@ -391,7 +391,7 @@ static bool fill_mesh(builder *b, uint32_t mesh_index, const affine *world)
 			uint32_t i = face->mIndices[k];
 			if (i >= nv) {
 				set_error(b->error, ERROR_CAPACITY,
-				          "Assimp returned face %u of mesh %u with vertex index %u of %u", f,
+				          "index out of range: face %u of mesh %u refers to vertex %u, the mesh has %u", f,
 				          mesh_index, i, nv);
 				return false;
 			}
