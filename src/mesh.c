@@ -746,15 +746,14 @@ static void find_origin(const core_env *env, mesh_cpu *m, const double centroid[
 	if (!m->closed)
 		return;
 
-	double diag = 0.0;
-	for (int k = 0; k < 3; ++k) {
-		double e = (double)m->aabb_max[k] - m->aabb_min[k];
-		diag += e * e;
-	}
-	diag = sqrt(diag);
-	// The origin is stored in float: it must be inside by a margin that
-	// survives the rounding, and be worth centring a cube map on.
-	double margin = 1e-4 * diag;
+	// The origin is stored and used in float: it must be inside by a margin
+	// that float rounding at the mesh's coordinates (about 6e-8 relative)
+	// cannot undo. Relative to the coordinates, not the size, so that thin
+	// solids (plates, shells, thin tubes) still get an inside origin.
+	double scale = 0.0;
+	for (int k = 0; k < 3; ++k)
+		scale = fmax(scale, fmax(fabs(m->aabb_min[k]), fabs(m->aabb_max[k])));
+	double margin = 1e-5 * scale;
 
 	double c[3];
 	for (int k = 0; k < 3; ++k)
