@@ -565,6 +565,61 @@ static void test_build_two_boxes(void)
 	meshgen_free(&g);
 }
 
+// Appends src's triangles to dst, reversed when flip (an inner wall).
+static bool append_mesh(meshgen_mesh *dst, const meshgen_mesh *src, bool flip)
+{
+	uint32_t nv = dst->vertex_count, nt = dst->triangle_count;
+	float *p = realloc(dst->positions, 3 * sizeof(float) * (nv + src->vertex_count));
+	if (p == NULL)
+		return false;
+	dst->positions = p;
+	uint32_t *ix = realloc(dst->indices, 3 * sizeof(uint32_t) * (nt + src->triangle_count));
+	if (ix == NULL)
+		return false;
+	dst->indices = ix;
+	memcpy(dst->positions + 3 * nv, src->positions, 3 * sizeof(float) * src->vertex_count);
+	for (uint32_t i = 0; i < src->triangle_count; ++i)
+		for (int k = 0; k < 3; ++k)
+			dst->indices[3 * (nt + i) + k] = src->indices[3 * i + (flip ? 2 - k : k)] + nv;
+	dst->vertex_count += src->vertex_count;
+	dst->triangle_count += src->triangle_count;
+	return true;
+}
+
+static void test_build_thin_solids(void)
+{
+	// A hollow ball: walls at radius 0.97 and 1. The volume centroid is in
+	// the cavity, so the search must find the 0.03-thick shell.
+	float c[3] = {0, 0, 0};
+	meshgen_mesh outer, inner, g = {0};
+	ENSURE(meshgen_sphere(&outer, c, 1.0f, 48, 96));
+	ENSURE(meshgen_sphere(&inner, c, 0.97f, 48, 96));
+	ENSURE(append_mesh(&g, &outer, false) && append_mesh(&g, &inner, true));
+	mesh_cpu m;
+	if (build(&g, &m)) {
+		ENSURE(m.closed);
+		ENSURE(m.origin_inside);
+		double r = sqrt((double)m.origin[0] * m.origin[0] + (double)m.origin[1] * m.origin[1] +
+		                (double)m.origin[2] * m.origin[2]);
+		ENSURE_MSG(r > 0.97 && r < 1.0 * cos(PI / 48), "origin at radius %g", r);
+		mesh_cpu_free(&env_, &m);
+	}
+	meshgen_free(&outer);
+	meshgen_free(&inner);
+	meshgen_free(&g);
+
+	// A plate 20 wide and 0.002 thick: its centroid is inside, 0.001 from
+	// the surface. Thin is not "on the surface".
+	float lo[3] = {-10, -10, -0.001f}, hi[3] = {10, 10, 0.001f};
+	ENSURE(meshgen_box(&g, lo, hi, 8, false));
+	if (build(&g, &m)) {
+		ENSURE(m.origin_inside);
+		ENSURE(fabsf(m.origin[2]) < 0.001f && fabsf(m.origin[0]) < 10 && fabsf(m.origin[1]) < 10);
+		mesh_cpu_free(&env_, &m);
+	}
+	meshgen_free(&g);
+}
+
 static void test_build_open(void)
 {
 	meshgen_mesh g;
@@ -768,6 +823,7 @@ int main(int argc, char **argv)
 	RUN_TEST(test_build_sphere);
 	RUN_TEST(test_build_torus);
 	RUN_TEST(test_build_two_boxes);
+	RUN_TEST(test_build_thin_solids);
 	RUN_TEST(test_build_open);
 	RUN_TEST(test_build_errors_logged);
 	RUN_TEST(test_build_large);
