@@ -115,8 +115,8 @@ typedef enum vkcol_validation {
 
 /// The caller's Vulkan objects, for embedding in a renderer. The library owns
 /// none of them and destroys none of them. The device must have been created
-/// with API version >= 1.1 and a queue of queue_family_index supporting
-/// compute. The caller must not use that queue concurrently with library calls
+/// with API version >= 1.1, the imageCubeArray feature enabled (batches sample
+/// cube-array images), and a queue of queue_family_index supporting compute. The caller must not use that queue concurrently with library calls
 /// that submit (vkcol_mesh_create).
 typedef struct vkcol_external_device {
 	VkInstance instance;
@@ -264,7 +264,12 @@ typedef struct vkcol_mesh_info {
 	uint32_t tree_leaf_min, tree_leaf_max; ///< triangles per leaf
 	float tree_leaf_mean;
 	uint32_t cube_resolution;
-	uint64_t device_bytes;          ///< device memory held by this mesh
+	/// Fraction of the level-0 cube-map texels whose ray from the origin meets
+	/// the surface at two or more distinct distances. 0 = star-shaped from the
+	/// origin: the map describes the solid exactly (up to sampling).
+	float cube_multi_hit_fraction;
+	bool star_shaped;               ///< cube_multi_hit_fraction == 0
+	uint64_t device_bytes;          ///< device memory held by this mesh (buffers and cube map)
 } vkcol_mesh_info;
 
 VKCOL_API vkcol_result vkcol_mesh_get_info(const vkcol_context *ctx, vkcol_mesh mesh, vkcol_mesh_info *out);

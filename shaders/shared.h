@@ -51,7 +51,71 @@ VKCOL_STRUCT(vkcol_smoke_params) {
 	VKCOL_U32 multiplier;
 } VKCOL_STRUCT_END(vkcol_smoke_params)
 
+// Push constants of cubemap_build.comp: one invocation per texel of level 0.
+VKCOL_STRUCT(vkcol_cubemap_build_params) {
+	VKCOL_F32 origin_x, origin_y, origin_z;
+	VKCOL_U32 resolution;   // texels per face edge
+} VKCOL_STRUCT_END(vkcol_cubemap_build_params)
+
+// Push constants of cubemap_mip.comp: level k+1 from level k of one buffer
+// holding every level, face-major (layer, row, column) within each level.
+VKCOL_STRUCT(vkcol_cubemap_mip_params) {
+	VKCOL_U32 src_offset;   // in texels (vec2)
+	VKCOL_U32 dst_offset;
+	VKCOL_U32 dst_resolution;
+	VKCOL_U32 pad;
+} VKCOL_STRUCT_END(vkcol_cubemap_mip_params)
+
+// Per-mesh record of the batch shaders, indexed by mesh slot.
+VKCOL_STRUCT(vkcol_gpu_mesh) {
+	VKCOL_F32 origin_x, origin_y, origin_z;
+	VKCOL_U32 vertex_first;  // into the batch vertex pool
+	VKCOL_F32 sphere_x, sphere_y, sphere_z;
+	VKCOL_F32 sphere_radius;
+	VKCOL_U32 vertex_count;
+	VKCOL_U32 map_array;     // which cube-array binding (by resolution)
+	VKCOL_U32 map_layer;     // cube index within it
+	VKCOL_U32 map_levels;    // mip levels of the map
+} VKCOL_STRUCT_END(vkcol_gpu_mesh)
+
+// A query as the caller gives it (vkcol_pair): mesh ids and two poses,
+// quaternions w first.
+VKCOL_STRUCT(vkcol_gpu_pair) {
+	VKCOL_U32 mesh_a, mesh_b;
+	VKCOL_F32 qa_w, qa_x, qa_y, qa_z, ta_x, ta_y, ta_z;
+	VKCOL_F32 qb_w, qb_x, qb_y, qb_z, tb_x, tb_y, tb_z;
+} VKCOL_STRUCT_END(vkcol_gpu_pair)
+
+// One answer (vkcol_pair_result).
+VKCOL_STRUCT(vkcol_gpu_result) {
+	VKCOL_U32 collide;
+	VKCOL_U32 stage;
+	VKCOL_F32 penetration;
+	VKCOL_U32 triangle_pairs;
+} VKCOL_STRUCT_END(vkcol_gpu_result)
+
+// Push constants of approx_pairs.comp.
+VKCOL_STRUCT(vkcol_approx_params) {
+	VKCOL_U32 pair_count;   // pairs in this chunk
+	VKCOL_U32 mip_level;
+	VKCOL_U32 mesh_index_mask; // id -> slot: (id & mask) - 1
+	VKCOL_U32 pad;
+} VKCOL_STRUCT_END(vkcol_approx_params)
+
+// Resolutions 4 .. 1024: one cube-array binding per power of two.
+#define VKCOL_MAP_ARRAYS 9
+
+#define VKCOL_STAGE_NONE 0
+#define VKCOL_STAGE_SPHERES 1
+#define VKCOL_STAGE_CUBE_MAP 2
+
 #ifndef VULKAN
+_Static_assert(sizeof(vkcol_cubemap_build_params) == 16, "push constant layout");
+_Static_assert(sizeof(vkcol_cubemap_mip_params) == 16, "push constant layout");
+_Static_assert(sizeof(vkcol_gpu_mesh) == 48, "std430 layout of vkcol_gpu_mesh");
+_Static_assert(sizeof(vkcol_gpu_pair) == 64, "std430 layout of vkcol_gpu_pair");
+_Static_assert(sizeof(vkcol_gpu_result) == 16, "std430 layout of vkcol_gpu_result");
+_Static_assert(sizeof(vkcol_approx_params) == 16, "push constant layout");
 _Static_assert(sizeof(vkcol_gpu_node) == 32, "std430 layout of vkcol_gpu_node");
 _Static_assert(sizeof(vkcol_gpu_triangle) == 16, "std430 layout of vkcol_gpu_triangle");
 _Static_assert(sizeof(vkcol_gpu_vertex) == 16, "std430 layout of vkcol_gpu_vertex");

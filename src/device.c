@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "batch.h"
 #include "volk_unit.h"
 
 #define VALIDATION_LAYER "VK_LAYER_KHRONOS_validation"
@@ -378,10 +379,15 @@ static vkcol_result create_device(vkcol_context *ctx)
 	    .queueCount = 1,
 	    .pQueuePriorities = &priority,
 	};
+	// Batched cube-map tests sample cube-array images.
+	VkPhysicalDeviceFeatures supported, enabled = {0};
+	ctx->vki.vkGetPhysicalDeviceFeatures(ctx->physical_device, &supported);
+	enabled.imageCubeArray = supported.imageCubeArray;
 	VkDeviceCreateInfo info = {
 	    .sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO,
 	    .queueCreateInfoCount = 1,
 	    .pQueueCreateInfos = &queue,
+	    .pEnabledFeatures = &enabled,
 	};
 	VK_TRY(env, ctx->vki.vkCreateDevice(ctx->physical_device, &info, NULL, &ctx->device));
 cleanup:
@@ -529,9 +535,14 @@ VKCOL_API void vkcol_context_destroy(vkcol_context *ctx)
 		// submissions only (they are synchronous, so none is in flight).
 		if (!ctx->external)
 			ctx->vk.vkDeviceWaitIdle(ctx->device);
+		batch_pool_destroy(ctx);
 		for (uint32_t i = 0; i < ctx->mesh_capacity; i++)
 			if (ctx->meshes[i].used)
 				vkcol_mesh_destroy(ctx, (vkcol_mesh){(ctx->meshes[i].generation << MESH_INDEX_BITS) | (i + 1)});
+		for (uint32_t i = 0; i < PIPELINE_COUNT; i++)
+			gpu_pipeline_destroy(ctx, &ctx->pipelines[i]);
+		if (ctx->cube_sampler)
+			ctx->vk.vkDestroySampler(ctx->device, ctx->cube_sampler, NULL);
 		if (ctx->fence)
 			ctx->vk.vkDestroyFence(ctx->device, ctx->fence, NULL);
 		if (ctx->command_pool)

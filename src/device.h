@@ -6,8 +6,10 @@
 #include <volk.h>
 
 #include "core.h"
+#include "distance_map.h"
 #include "memory.h"
 #include "mesh.h"
+#include "pipeline.h"
 
 // Instance-level functions, loaded per context through the instance's
 // vkGetInstanceProcAddr (never into volk's globals, so contexts on different
@@ -53,6 +55,7 @@ typedef struct mesh_slot {
 	mesh_cpu cpu;
 	mesh_gpu gpu;
 	uint32_t cube_resolution;
+	cube_map cube;
 } mesh_slot;
 
 struct vkcol_context {
@@ -81,6 +84,12 @@ struct vkcol_context {
 
 	mesh_slot *meshes;
 	uint32_t mesh_capacity;
+
+	gpu_pipeline pipelines[PIPELINE_COUNT]; // created on first use
+	VkSampler cube_sampler;                 // linear, clamp, nearest mip
+	bool cube_support_checked;
+
+	struct batch_pool *pool; // batch-side copies of the meshes (batch.c)
 };
 
 // Loads volk's copy of the loader once per process (thread-safe, idempotent).

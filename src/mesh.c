@@ -894,6 +894,7 @@ static void slot_release(vkcol_context *ctx, mesh_slot *slot)
 	gpu_buffer_destroy(ctx, &slot->gpu.vertices);
 	gpu_buffer_destroy(ctx, &slot->gpu.triangles);
 	gpu_buffer_destroy(ctx, &slot->gpu.nodes);
+	distance_map_destroy(ctx, &slot->cube);
 	mesh_cpu_free(&ctx->env, &slot->cpu);
 	uint32_t generation = slot->generation;
 	memset(slot, 0, sizeof(*slot));
@@ -975,6 +976,7 @@ VKCOL_API vkcol_result vkcol_mesh_create(vkcol_context *ctx, const vkcol_mesh_de
 	TRY(upload(ctx, m->name, "tree nodes", m->tree.nodes, (VkDeviceSize)m->tree.node_count * sizeof(vkcol_gpu_node),
 	           &slot->gpu.nodes));
 	slot->cube_resolution = desc->cube_resolution ? desc->cube_resolution : MESH_DEFAULT_CUBE_RESOLUTION;
+	TRY(distance_map_build(ctx, m, &slot->gpu, slot->cube_resolution, &slot->cube));
 	slot->used = true;
 	*out = slot_handle(ctx, index);
 	CORE_DEBUG(env, "mesh '%s': %u vertices (%u unique), %u triangles, %s, tree depth %u, %u nodes", m->name,
@@ -1039,6 +1041,9 @@ VKCOL_API vkcol_result vkcol_mesh_get_info(const vkcol_context *ctx, vkcol_mesh 
 	out->tree_leaf_max = m->tree.leaf_max;
 	out->tree_leaf_mean = m->tree.leaf_count ? (float)((double)m->triangle_count / m->tree.leaf_count) : 0.0f;
 	out->cube_resolution = slot->cube_resolution;
-	out->device_bytes = (uint64_t)slot->gpu.vertices.size + slot->gpu.triangles.size + slot->gpu.nodes.size;
+	out->device_bytes = (uint64_t)slot->gpu.vertices.size + slot->gpu.triangles.size + slot->gpu.nodes.size +
+	                    slot->cube.bytes;
+	out->cube_multi_hit_fraction = slot->cube.multi_hit_fraction;
+	out->star_shaped = slot->cube.multi_hit_fraction == 0.0f;
 	return VKCOL_SUCCESS;
 }

@@ -4,9 +4,9 @@
 #include <string.h>
 
 #include "device.h"
+#include "shaders.h"
 
-// Descriptor sets one pipeline can have alive at once before a reset.
-#define SETS_PER_POOL 64
+#define SETS_PER_POOL GPU_PIPELINE_SETS
 
 vkcol_result gpu_pipeline_create(vkcol_context *ctx, const gpu_pipeline_desc *desc, gpu_pipeline *out)
 {
@@ -15,12 +15,13 @@ vkcol_result gpu_pipeline_create(vkcol_context *ctx, const gpu_pipeline_desc *de
 	VkShaderModule module = VK_NULL_HANDLE;
 	VkDescriptorSetLayoutBinding bindings[16];
 	memset(out, 0, sizeof(*out));
-	if (desc->storage_buffer_count > CORE_COUNT_OF(bindings) || desc->spirv_size % 4 != 0 || desc->spirv_size == 0) {
+	if (desc->storage_buffer_count + 1 > CORE_COUNT_OF(bindings) || desc->spirv_size % 4 != 0 || desc->spirv_size == 0) {
 		CORE_ERROR(env, "pipeline %s: bad description", desc->name);
 		return VKCOL_ERROR_INVALID_ARGUMENT;
 	}
 	out->storage_buffer_count = desc->storage_buffer_count;
 	out->push_constant_size = desc->push_constant_size;
+	out->image_count = desc->image_count;
 
 	for (uint32_t i = 0; i < desc->storage_buffer_count; i++)
 		bindings[i] = (VkDescriptorSetLayoutBinding){
@@ -29,9 +30,16 @@ vkcol_result gpu_pipeline_create(vkcol_context *ctx, const gpu_pipeline_desc *de
 		    .descriptorCount = 1,
 		    .stageFlags = VK_SHADER_STAGE_COMPUTE_BIT,
 		};
+	if (desc->image_count)
+		bindings[desc->storage_buffer_count] = (VkDescriptorSetLayoutBinding){
+		    .binding = desc->storage_buffer_count,
+		    .descriptorType = VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER,
+		    .descriptorCount = desc->image_count,
+		    .stageFlags = VK_SHADER_STAGE_COMPUTE_BIT,
+		};
 	VkDescriptorSetLayoutCreateInfo set_info = {
 	    .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO,
-	    .bindingCount = desc->storage_buffer_count,
+	    .bindingCount = desc->storage_buffer_count + (desc->image_count ? 1 : 0),
 	    .pBindings = bindings,
 	};
 	VK_TRY(env, ctx->vk.vkCreateDescriptorSetLayout(ctx->device, &set_info, NULL, &out->set_layout));
@@ -56,6 +64,9 @@ vkcol_result gpu_pipeline_create(vkcol_context *ctx, const gpu_pipeline_desc *de
 	    .pCode = desc->spirv,
 	};
 	VK_TRY(env, ctx->vk.vkCreateShaderModule(ctx->device, &module_info, NULL, &module));
+	uint32_t workgroup = VKCOL_WORKGROUP_SIZE;
+	VkSpecializationMapEntry entry = {.constantID = 0, .offset = 0, .size = 4};
+	VkSpecializationInfo default_spec = {1, &entry, 4, &workgroup};
 	VkComputePipelineCreateInfo pipeline_info = {
 	    .sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
 	    .stage =
@@ -64,23 +75,27 @@ vkcol_result gpu_pipeline_create(vkcol_context *ctx, const gpu_pipeline_desc *de
 	            .stage = VK_SHADER_STAGE_COMPUTE_BIT,
 	            .module = module,
 	            .pName = "main",
-	            .pSpecializationInfo = desc->specialization,
+	            .pSpecializationInfo = desc->specialization ? desc->specialization : &default_spec,
 	        },
 	    .layout = out->layout,
 	};
 	VK_TRY(env, ctx->vk.vkCreateComputePipelines(ctx->device, VK_NULL_HANDLE, 1, &pipeline_info, NULL, &out->pipeline));
 	device_set_name(ctx, VK_OBJECT_TYPE_PIPELINE, (uint64_t)out->pipeline, desc->name);
 
-	if (desc->storage_buffer_count > 0) {
-		VkDescriptorPoolSize size = {
-		    .type = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
-		    .descriptorCount = SETS_PER_POOL * desc->storage_buffer_count,
-		};
+	if (desc->storage_buffer_count > 0 || desc->image_count > 0) {
+		VkDescriptorPoolSize sizes[2];
+		uint32_t size_count = 0;
+		if (desc->storage_buffer_count)
+			sizes[size_count++] = (VkDescriptorPoolSize){VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+			                                             SETS_PER_POOL * desc->storage_buffer_count};
+		if (desc->image_count)
+			sizes[size_count++] =
+			    (VkDescriptorPoolSize){VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, SETS_PER_POOL * desc->image_count};
 		VkDescriptorPoolCreateInfo pool_info = {
 		    .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO,
 		    .maxSets = SETS_PER_POOL,
-		    .poolSizeCount = 1,
-		    .pPoolSizes = &size,
+		    .poolSizeCount = size_count,
+		    .pPoolSizes = sizes,
 		};
 		VK_TRY(env, ctx->vk.vkCreateDescriptorPool(ctx->device, &pool_info, NULL, &out->pool));
 	}
@@ -107,22 +122,31 @@ void gpu_pipeline_destroy(vkcol_context *ctx, gpu_pipeline *p)
 	memset(p, 0, sizeof(*p));
 }
 
-vkcol_result gpu_pipeline_bind(vkcol_context *ctx, gpu_pipeline *p, const gpu_binding *bindings, VkDescriptorSet *out)
+vkcol_result gpu_pipeline_bind(vkcol_context *ctx, gpu_pipeline *p, const gpu_binding *bindings,
+                               const VkImageView *views, VkSampler sampler, VkDescriptorSet *out)
 {
 	const core_env *env = &ctx->env;
 	vkcol_result res = VKCOL_SUCCESS;
 	VkDescriptorBufferInfo infos[16];
-	VkWriteDescriptorSet writes[16];
+	VkDescriptorImageInfo image_infos[VKCOL_MAP_ARRAYS];
+	VkWriteDescriptorSet writes[17];
 	*out = VK_NULL_HANDLE;
-	if (p->storage_buffer_count == 0)
+	if (!p->pool)
 		return VKCOL_SUCCESS;
+	if (p->image_count > CORE_COUNT_OF(image_infos))
+		return VKCOL_ERROR_INVALID_ARGUMENT;
 	VkDescriptorSetAllocateInfo alloc = {
 	    .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO,
 	    .descriptorPool = p->pool,
 	    .descriptorSetCount = 1,
 	    .pSetLayouts = &p->set_layout,
 	};
-	VK_TRY(env, ctx->vk.vkAllocateDescriptorSets(ctx->device, &alloc, out));
+	VkResult vr = ctx->vk.vkAllocateDescriptorSets(ctx->device, &alloc, out);
+	if (vr == VK_ERROR_OUT_OF_POOL_MEMORY || vr == VK_ERROR_FRAGMENTED_POOL) {
+		VK_TRY(env, ctx->vk.vkResetDescriptorPool(ctx->device, p->pool, 0));
+		vr = ctx->vk.vkAllocateDescriptorSets(ctx->device, &alloc, out);
+	}
+	VK_TRY(env, vr);
 	for (uint32_t i = 0; i < p->storage_buffer_count; i++) {
 		const gpu_binding *b = &bindings[i];
 		infos[i] = (VkDescriptorBufferInfo){
@@ -139,7 +163,20 @@ vkcol_result gpu_pipeline_bind(vkcol_context *ctx, gpu_pipeline *p, const gpu_bi
 		    .pBufferInfo = &infos[i],
 		};
 	}
-	ctx->vk.vkUpdateDescriptorSets(ctx->device, p->storage_buffer_count, writes, 0, NULL);
+	uint32_t write_count = p->storage_buffer_count;
+	if (p->image_count) {
+		for (uint32_t i = 0; i < p->image_count; i++)
+			image_infos[i] = (VkDescriptorImageInfo){sampler, views[i], VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL};
+		writes[write_count++] = (VkWriteDescriptorSet){
+		    .sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
+		    .dstSet = *out,
+		    .dstBinding = p->storage_buffer_count,
+		    .descriptorCount = p->image_count,
+		    .descriptorType = VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER,
+		    .pImageInfo = image_infos,
+		};
+	}
+	ctx->vk.vkUpdateDescriptorSets(ctx->device, write_count, writes, 0, NULL);
 cleanup:
 	return res;
 }
@@ -170,4 +207,36 @@ void gpu_pipeline_dispatch(vkcol_context *ctx, VkCommandBuffer cmd, const gpu_pi
 	uint32_t x = group_count <= max_x ? group_count : max_x;
 	uint32_t y = (group_count + x - 1) / x;
 	ctx->vk.vkCmdDispatch(cmd, x, y, 1);
+}
+
+vkcol_result pipeline_get(vkcol_context *ctx, pipeline_id id, gpu_pipeline **out)
+{
+	static const struct {
+		const shader_code *code;
+		uint32_t buffers, push, images;
+		const char *name;
+	} table[PIPELINE_COUNT] = {
+	    [PIPELINE_CUBEMAP_BUILD] = {&shader_cubemap_build, 4, sizeof(vkcol_cubemap_build_params), 0, "cubemap_build"},
+	    [PIPELINE_CUBEMAP_MIP] = {&shader_cubemap_mip, 1, sizeof(vkcol_cubemap_mip_params), 0, "cubemap_mip"},
+	    [PIPELINE_APPROX] = {&shader_approx_pairs, 4, sizeof(vkcol_approx_params), VKCOL_MAP_ARRAYS, "approx_pairs"},
+	};
+	*out = NULL;
+	if ((unsigned)id >= PIPELINE_COUNT)
+		return VKCOL_ERROR_INVALID_ARGUMENT;
+	gpu_pipeline *p = &ctx->pipelines[id];
+	if (!p->pipeline) {
+		gpu_pipeline_desc desc = {
+		    .spirv = table[id].code->code,
+		    .spirv_size = table[id].code->size,
+		    .storage_buffer_count = table[id].buffers,
+		    .push_constant_size = table[id].push,
+		    .image_count = table[id].images,
+		    .name = table[id].name,
+		};
+		vkcol_result res = gpu_pipeline_create(ctx, &desc, p);
+		if (res != VKCOL_SUCCESS)
+			return res;
+	}
+	*out = p;
+	return VKCOL_SUCCESS;
 }

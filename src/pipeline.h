@@ -9,7 +9,10 @@ typedef struct gpu_pipeline_desc {
 	size_t spirv_size;             // bytes
 	uint32_t storage_buffer_count; // bindings 0 .. n-1 of set 0, all storage buffers
 	uint32_t push_constant_size;   // bytes, 0 = none
-	const VkSpecializationInfo *specialization; // NULL = shader defaults
+	// > 0: binding storage_buffer_count is an array of this many combined
+	// image samplers (the cube maps), sampled with the context's sampler.
+	uint32_t image_count;
+	const VkSpecializationInfo *specialization; // NULL = workgroup size VKCOL_WORKGROUP_SIZE at constant_id 0
 	const char *name;              // debug name and log messages
 } gpu_pipeline_desc;
 
@@ -19,6 +22,7 @@ typedef struct gpu_pipeline {
 	VkPipeline pipeline;
 	VkDescriptorPool pool; // sets for this pipeline
 	uint32_t storage_buffer_count;
+	uint32_t image_count;
 	uint32_t push_constant_size;
 } gpu_pipeline;
 
@@ -34,10 +38,24 @@ typedef struct gpu_binding {
 } gpu_binding;
 
 // Allocates a descriptor set from the pipeline's pool and writes
-// storage_buffer_count bindings into it. Sets are freed with the pipeline, or
-// by gpu_pipeline_reset_sets.
+// storage_buffer_count buffer bindings (and image_count image views, sampled
+// through sampler, when the pipeline has images) into it. Sets are freed with
+// the pipeline, or by gpu_pipeline_reset_sets; when the pool is exhausted it
+// is reset, which invalidates earlier sets: callers keep at most
+// GPU_PIPELINE_SETS sets of one pipeline in use at a time.
+#define GPU_PIPELINE_SETS 64
 vkcol_result gpu_pipeline_bind(vkcol_context *ctx, gpu_pipeline *pipeline, const gpu_binding *bindings,
-                               VkDescriptorSet *out);
+                               const VkImageView *views, VkSampler sampler, VkDescriptorSet *out);
+
+// The library's pipelines, created on first use and cached in the context.
+typedef enum pipeline_id {
+	PIPELINE_CUBEMAP_BUILD,
+	PIPELINE_CUBEMAP_MIP,
+	PIPELINE_APPROX,
+	PIPELINE_COUNT
+} pipeline_id;
+
+vkcol_result pipeline_get(vkcol_context *ctx, pipeline_id id, gpu_pipeline **out);
 vkcol_result gpu_pipeline_reset_sets(vkcol_context *ctx, gpu_pipeline *pipeline);
 
 // Records bind + push constants + dispatch of group_count workgroups, split

@@ -6,3 +6,18 @@ static const uint32_t smoke_spv[] = {
 };
 
 const shader_code shader_smoke = {smoke_spv, sizeof(smoke_spv)};
+
+static const uint32_t cubemap_build_spv[] = {
+#include "cubemap_build.spv.inc"
+};
+const shader_code shader_cubemap_build = {cubemap_build_spv, sizeof(cubemap_build_spv)};
+
+static const uint32_t cubemap_mip_spv[] = {
+#include "cubemap_mip.spv.inc"
+};
+const shader_code shader_cubemap_mip = {cubemap_mip_spv, sizeof(cubemap_mip_spv)};
+
+static const uint32_t approx_pairs_spv[] = {
+#include "approx_pairs.spv.inc"
+};
+const shader_code shader_approx_pairs = {approx_pairs_spv, sizeof(approx_pairs_spv)};

@@ -12,3 +12,6 @@ typedef struct shader_code {
 } shader_code;
 
 extern const shader_code shader_smoke;
+extern const shader_code shader_cubemap_build;
+extern const shader_code shader_cubemap_mip;
+extern const shader_code shader_approx_pairs;

@@ -59,7 +59,7 @@ static void run_smoke(vkcol_context *ctx, uint32_t n)
 	ENSURE(gpu_upload(ctx, &in, 0, host, (VkDeviceSize)n * 4) == VKCOL_SUCCESS);
 	VkDescriptorSet set;
 	gpu_binding bindings[2] = {{&in, 0, 0}, {&out, 0, 0}};
-	ENSURE(gpu_pipeline_bind(ctx, &pipe, bindings, &set) == VKCOL_SUCCESS);
+	ENSURE(gpu_pipeline_bind(ctx, &pipe, bindings, NULL, VK_NULL_HANDLE, &set) == VKCOL_SUCCESS);
 	VkCommandBuffer cmd;
 	ENSURE(gpu_begin_once(ctx, &cmd) == VKCOL_SUCCESS);
 	vkcol_smoke_params params = {n, 5};

@@ -1,0 +1,50 @@
+// SPDX-License-Identifier: MIT
+// GLSL helpers shared by the compute shaders.
+#ifndef VKCOL_COMMON_GLSL
+#define VKCOL_COMMON_GLSL
+
+// Linear workgroup index of a dispatch that gpu_pipeline_dispatch may have
+// split into a 2D grid (maxComputeWorkGroupCount is 65535 on lavapipe).
+uint linear_group_id()
+{
+	return gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
+}
+
+// Direction through the centre of texel (i, j) of cube face `face` (0..5 =
+// +X -X +Y -Y +Z -Z) at resolution n, following the face selection and
+// (s, t) conventions of the Vulkan specification ("Cube Map Face Selection
+// and Transformations"): s = (sc / |ma| + 1) / 2, t = (tc / |ma| + 1) / 2.
+vec3 cube_texel_direction(uint face, uint i, uint j, uint n)
+{
+	float sc = 2.0 * (float(i) + 0.5) / float(n) - 1.0;
+	float tc = 2.0 * (float(j) + 0.5) / float(n) - 1.0;
+	switch (face) {
+	case 0u: return vec3(1.0, -tc, -sc);
+	case 1u: return vec3(-1.0, -tc, sc);
+	case 2u: return vec3(sc, 1.0, tc);
+	case 3u: return vec3(sc, -1.0, -tc);
+	case 4u: return vec3(sc, -tc, 1.0);
+	default: return vec3(-sc, -tc, -1.0);
+	}
+}
+
+// Rotates v by the unit quaternion q = (w, x, y, z) stored as vec4(x, y, z, w).
+vec3 quat_rotate(vec4 q, vec3 v)
+{
+	vec3 u = q.xyz;
+	vec3 t = 2.0 * cross(u, v);
+	return v + q.w * t + cross(u, t);
+}
+
+vec4 quat_conjugate(vec4 q)
+{
+	return vec4(-q.xyz, q.w);
+}
+
+// Hamilton product a * b, both stored as vec4(x, y, z, w).
+vec4 quat_mul(vec4 a, vec4 b)
+{
+	return vec4(a.w * b.xyz + b.w * a.xyz + cross(a.xyz, b.xyz), a.w * b.w - dot(a.xyz, b.xyz));
+}
+
+#endif
