@@ -1,0 +1,100 @@
+// SPDX-License-Identifier: MIT
+// Stages 0 and 1 of a batch (approx mode), one invocation per pair:
+//  0. bounding spheres apart -> no collision;
+//  1. the cube-map vertex test of Intel's US 7,928,993: each vertex of B,
+//     moved into A's frame, is inside A when its distance to A's origin is at
+//     most A's map distance (channel G, the farthest surface) sampled in its
+//     direction with the hardware's linear cube filtering; then A's vertices
+//     against B's map. The first inside vertex decides the pair.
+// A vertex outside the other mesh's bounding sphere is rejected before
+// sampling. One invocation per pair (rather than a workgroup striding over
+// the vertices) needs no barriers, which cost a coroutine switch each on
+// CPU drivers such as lavapipe; the sampler array is indexed through a switch
+// on constants, so differing meshes within a workgroup are legal.
+#version 450
+#include "shared.h"
+#include "common.glsl"
+
+layout(local_size_x_id = 0) in;
+layout(std430, set = 0, binding = 0) readonly buffer Pairs { vkcol_gpu_pair pairs[]; };
+layout(std430, set = 0, binding = 1) readonly buffer Meshes { vkcol_gpu_mesh meshes[]; };
+layout(std430, set = 0, binding = 2) readonly buffer Vertices { vec4 vertices[]; };
+layout(std430, set = 0, binding = 3) writeonly buffer Results { vkcol_gpu_result results[]; };
+layout(set = 0, binding = 4) uniform samplerCubeArray maps[VKCOL_MAP_ARRAYS];
+layout(push_constant) uniform Push { vkcol_approx_params params; };
+
+// Constant indices only: dynamically indexed sampler arrays need a feature
+// (shaderSampledImageArrayDynamicIndexing) that Vulkan 1.1 does not guarantee.
+float outer_distance(uint array_index, vec3 d, float layer, float lod)
+{
+	vec4 c = vec4(d, layer);
+	switch (array_index) {
+	case 0u: return textureLod(maps[0], c, lod).g;
+	case 1u: return textureLod(maps[1], c, lod).g;
+	case 2u: return textureLod(maps[2], c, lod).g;
+	case 3u: return textureLod(maps[3], c, lod).g;
+	case 4u: return textureLod(maps[4], c, lod).g;
+	case 5u: return textureLod(maps[5], c, lod).g;
+	case 6u: return textureLod(maps[6], c, lod).g;
+	case 7u: return textureLod(maps[7], c, lod).g;
+	default: return textureLod(maps[8], c, lod).g;
+	}
+}
+
+// Tests the vertices of mesh `from` (placed in `to`'s frame by rotation q and
+// translation t) against `to`'s map. Returns the depth of the first vertex
+// found inside (>= 0), or -1 when none is.
+float test_vertices(vkcol_gpu_mesh from, vkcol_gpu_mesh to, vec4 q, vec3 t)
+{
+	vec3 origin = vec3(to.origin_x, to.origin_y, to.origin_z);
+	vec3 centre = vec3(to.sphere_x, to.sphere_y, to.sphere_z);
+	float r2 = to.sphere_radius * to.sphere_radius;
+	float lod = float(min(params.mip_level, to.map_levels - 1u));
+	float layer = float(to.map_layer);
+	uint end = from.vertex_first + from.vertex_count;
+	for (uint k = from.vertex_first; k < end; k++) {
+		vec3 v = quat_rotate(q, vertices[k].xyz) + t;
+		vec3 off = v - centre;
+		if (dot(off, off) > r2)
+			continue;
+		vec3 d = v - origin;
+		float dist = length(d);
+		if (dist == 0.0)
+			return 0.0;
+		float outer = outer_distance(to.map_array, d, layer, lod);
+		if (dist <= outer)
+			return outer - dist;
+	}
+	return -1.0;
+}
+
+void main()
+{
+	uint p = linear_group_id() * gl_WorkGroupSize.x + gl_LocalInvocationID.x;
+	if (p >= params.pair_count)
+		return;
+	vkcol_gpu_pair pr = pairs[p];
+	vkcol_gpu_mesh a = meshes[(pr.mesh_a & params.mesh_index_mask) - 1u];
+	vkcol_gpu_mesh b = meshes[(pr.mesh_b & params.mesh_index_mask) - 1u];
+	vec4 qa = normalize(vec4(pr.qa_x, pr.qa_y, pr.qa_z, pr.qa_w));
+	vec4 qb = normalize(vec4(pr.qb_x, pr.qb_y, pr.qb_z, pr.qb_w));
+	vec3 ta = vec3(pr.ta_x, pr.ta_y, pr.ta_z), tb = vec3(pr.tb_x, pr.tb_y, pr.tb_z);
+
+	// Stage 0: bounding spheres in world space.
+	vec3 ca = quat_rotate(qa, vec3(a.sphere_x, a.sphere_y, a.sphere_z)) + ta;
+	vec3 cb = quat_rotate(qb, vec3(b.sphere_x, b.sphere_y, b.sphere_z)) + tb;
+	vec3 gap = ca - cb;
+	float reach = a.sphere_radius + b.sphere_radius;
+	if (dot(gap, gap) > reach * reach) {
+		results[p] = vkcol_gpu_result(0u, VKCOL_STAGE_SPHERES, 0.0, 0u);
+		return;
+	}
+
+	// Stage 1: B's vertices in A's frame (x_A = qa^-1 (qb x_B + tb - ta)),
+	// then A's vertices in B's frame.
+	vec4 qa_inv = quat_conjugate(qa), qb_inv = quat_conjugate(qb);
+	float depth = test_vertices(b, a, quat_mul(qa_inv, qb), quat_rotate(qa_inv, tb - ta));
+	if (depth < 0.0)
+		depth = test_vertices(a, b, quat_mul(qb_inv, qa), quat_rotate(qb_inv, ta - tb));
+	results[p] = vkcol_gpu_result(depth >= 0.0 ? 1u : 0u, VKCOL_STAGE_CUBE_MAP, max(depth, 0.0), 0u);
+}

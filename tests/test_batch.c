@@ -1,0 +1,335 @@
+// SPDX-License-Identifier: MIT
+// Batches in approx mode: analytic answers for boxes and spheres away from the
+// tolerance band, stage reporting, meshes of several resolutions in one batch,
+// chunking and 2D dispatch with a batch larger than 65535 x workgroup size,
+// progress and interruption, and every bad-input case. Validation on.
+#include "gpu_util.h"
+#include "shared.h"
+
+#define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
+
+static vkcol_result run(vkcol_context *ctx, const vkcol_pair *pairs, uint64_t n, vkcol_pair_result *results,
+                        uint32_t mip)
+{
+	vkcol_batch_desc bd = {.pairs = pairs, .pair_count = n, .mode = VKCOL_MODE_APPROX, .mip_level = mip};
+	return vkcol_batch_run(ctx, &bd, results);
+}
+
+// Box A of half-extent 1, box B of half-extent 0.8, B moved along x by d
+// (and optionally turned 45 degrees about z, so a vertical edge leads at
+// 0.8 sqrt 2). B's leading vertices enter A when d < 1.8 (d < 1 + 0.8 sqrt 2
+// = 2.131 when turned); A's vertices (|y| = 1) never enter B. The cases keep
+// away from those thresholds by more than the map's filtering error.
+static void test_boxes_analytic(void)
+{
+	vkcol_context *ctx = gpu_context();
+	if (!ctx)
+		return;
+	meshgen_mesh box;
+	const float lo[3] = {-1, -1, -1}, hi[3] = {1, 1, 1};
+	ENSURE(meshgen_box(&box, lo, hi, 1, false));
+	vkcol_mesh a = gpu_mesh(ctx, &box, 64, "box a");
+	meshgen_mesh small;
+	const float slo[3] = {-0.8f, -0.8f, -0.8f}, shi[3] = {0.8f, 0.8f, 0.8f};
+	ENSURE(meshgen_box(&small, slo, shi, 1, false));
+	vkcol_mesh b = gpu_mesh(ctx, &small, 64, "box b");
+	const float straight[] = {0.0f, 1.0f, 1.7f, 1.9f, 3.0f, 4.5f, 100.0f};
+	const int straight_hit[] = {1, 1, 1, 0, 0, 0, 0};
+	const float turned[] = {0.5f, 2.0f, 2.3f, 3.0f};
+	const int turned_hit[] = {1, 1, 0, 0};
+	vkcol_pair pairs[11];
+	int expect[11];
+	size_t n = 0;
+	for (size_t i = 0; i < ARRAY_LEN(straight); i++, n++) {
+		pairs[n] = (vkcol_pair){a, b, pose_identity(), pose_at(straight[i], 0, 0)};
+		expect[n] = straight_hit[i];
+	}
+	for (size_t i = 0; i < ARRAY_LEN(turned); i++, n++) {
+		pairs[n] = (vkcol_pair){a, b, pose_identity(), pose_rot(3.14159265f / 4, 0, 0, 1, turned[i], 0, 0)};
+		expect[n] = turned_hit[i];
+	}
+	vkcol_pair_result results[11];
+	ENSURE(run(ctx, pairs, n, results, 0) == VKCOL_SUCCESS);
+	for (size_t i = 0; i < n; i++) {
+		ENSURE_MSG((int)results[i].collide == expect[i], "pair %zu: collide %u, expected %d", i, results[i].collide,
+		           expect[i]);
+		ENSURE(results[i].triangle_pairs == 0);
+		if (results[i].collide)
+			ENSURE(results[i].stage == VKCOL_STAGE_CUBE_MAP && results[i].penetration >= 0.0f);
+	}
+	// d = 100: bounding spheres (radii sqrt 3 and 0.8 sqrt 3) are apart; at
+	// d = 3 they overlap.
+	ENSURE_EQ_INT(results[6].stage, VKCOL_STAGE_SPHERES);
+	ENSURE_EQ_INT(results[4].stage, VKCOL_STAGE_CUBE_MAP);
+	// Penetration at d = 1: B's leading corners (0.2, +-0.8, +-0.8) lie at
+	// 1.149 from A's origin, where A's surface is at 1 / 0.696 = 1.436 along
+	// that ray: 0.287 deep.
+	ENSURE_MSG(fabsf(results[1].penetration - 0.287f) < 0.02f, "penetration %g", results[1].penetration);
+	// Poses of both meshes matter, not only the relative one: moving both by
+	// the same rigid motion changes nothing.
+	vkcol_pose ra = pose_rot(1.0f, 0.6f, 0.0f, 0.8f, 5, -7, 2);
+	vkcol_pair moved[2] = {{a, b, ra, ra}, {a, b, pose_at(10, 0, 0), pose_at(12.5f, 0, 0)}};
+	vkcol_pair_result mr[2];
+	ENSURE(run(ctx, moved, 2, mr, 0) == VKCOL_SUCCESS);
+	ENSURE_EQ_INT(mr[0].collide, 1);
+	ENSURE_EQ_INT(mr[1].collide, 0);
+	meshgen_free(&box);
+	meshgen_free(&small);
+	ENSURE_EQ_INT(vkcol_context_validation_message_count(ctx), 0);
+	vkcol_context_destroy(ctx);
+}
+
+// Spheres of radius 1 at centre distance d collide when d <= 2; a mesh at
+// each of three resolutions in one batch; coarser mip levels agree away from
+// the band.
+static void test_spheres_analytic(void)
+{
+	vkcol_context *ctx = gpu_context();
+	if (!ctx)
+		return;
+	meshgen_mesh sphere;
+	const float c[3] = {0, 0, 0};
+	ENSURE(meshgen_sphere(&sphere, c, 1.0f, 32, 64));
+	vkcol_mesh m[3] = {gpu_mesh(ctx, &sphere, 8, "s8"), gpu_mesh(ctx, &sphere, 64, "s64"),
+	                   gpu_mesh(ctx, &sphere, 256, "s256")};
+	const float d[] = {0.3f, 0.5f, 1.5f, 1.85f, 2.15f, 2.5f, 4.0f};
+	const int hit[] = {1, 1, 1, 1, 0, 0, 0};
+	vkcol_pair pairs[3 * 3 * ARRAY_LEN(d)];
+	int expect[ARRAY_LEN(pairs)];
+	size_t n = 0;
+	for (int i = 0; i < 3; i++)
+		for (int j = 0; j < 3; j++)
+			for (size_t k = 0; k < ARRAY_LEN(d); k++, n++) {
+				// Direction varies so different faces of the maps are used.
+				float dir[3] = {0.6f, (float)(j - 1) * 0.48f, (float)(i - 1) * 0.64f};
+				float len = sqrtf(dir[0] * dir[0] + dir[1] * dir[1] + dir[2] * dir[2]);
+				pairs[n] = (vkcol_pair){m[i], m[j], pose_rot(0.3f * (float)k, 0, 1, 0, 0, 0, 0),
+				                        pose_at(d[k] * dir[0] / len, d[k] * dir[1] / len, d[k] * dir[2] / len)};
+				expect[n] = hit[k];
+			}
+	vkcol_pair_result results[ARRAY_LEN(pairs)];
+	for (uint32_t mip = 0; mip <= 2; mip++) {
+		ENSURE(run(ctx, pairs, n, results, mip) == VKCOL_SUCCESS);
+		for (size_t i = 0; i < n; i++)
+			ENSURE_MSG((int)results[i].collide == expect[i], "mip %u pair %zu: collide %u, expected %d", mip, i,
+			           results[i].collide, expect[i]);
+	}
+	// Destroying a mesh rebuilds the pool; its handle is then refused.
+	vkcol_mesh_destroy(ctx, m[1]);
+	vkcol_pair stale = {m[0], m[1], pose_identity(), pose_identity()};
+	gpu_log_expected = 1;
+	ENSURE(run(ctx, &stale, 1, results, 0) == VKCOL_ERROR_INVALID_HANDLE);
+	gpu_log_expected = 0;
+	vkcol_pair fresh = {m[0], m[2], pose_identity(), pose_at(1.0f, 0, 0)};
+	ENSURE(run(ctx, &fresh, 1, results, 0) == VKCOL_SUCCESS);
+	ENSURE_EQ_INT(results[0].collide, 1);
+	meshgen_free(&sphere);
+	ENSURE_EQ_INT(vkcol_context_validation_message_count(ctx), 0);
+	vkcol_context_destroy(ctx);
+}
+
+typedef struct progress_log {
+	uint64_t calls, last, stop_after;
+	int monotone;
+} progress_log;
+
+static bool on_progress(void *user, uint64_t done, uint64_t total)
+{
+	progress_log *p = user;
+	p->monotone &= done > p->last && done <= total;
+	p->last = done;
+	p->calls++;
+	return p->stop_after == 0 || p->calls < p->stop_after;
+}
+
+// A: half-extent 1, B: half-extent 0.8. Pair i: B at x = 0.5 (collides) when
+// i % 3 == 0, far (spheres decide) when i % 3 == 1, near but apart (x = 2.6:
+// spheres overlap, no vertex inside) when i % 3 == 2.
+static void fill_pattern(vkcol_pair *pairs, uint64_t n, vkcol_mesh a, vkcol_mesh b)
+{
+	for (uint64_t i = 0; i < n; i++) {
+		float x = i % 3 == 0 ? 0.5f : (i % 3 == 1 ? 50.0f : 2.6f);
+		pairs[i] = (vkcol_pair){a, b, pose_identity(), pose_at(x, 0, 0)};
+	}
+}
+
+static uint64_t count_pattern_errors(const vkcol_pair_result *r, uint64_t first, uint64_t n)
+{
+	uint64_t bad = 0;
+	for (uint64_t i = first; i < first + n; i++) {
+		uint32_t want = i % 3 == 0;
+		uint32_t stage = i % 3 == 1 ? VKCOL_STAGE_SPHERES : VKCOL_STAGE_CUBE_MAP;
+		bad += r[i].collide != want || r[i].stage != stage;
+	}
+	return bad;
+}
+
+// More pairs than 65535 x VKCOL_WORKGROUP_SIZE, asked for in one chunk: the
+// chunk is clamped to what one binding (maxStorageBufferRange) and one 2D
+// dispatch can take, so the batch runs in several chunks, two in flight. On
+// devices whose binding range allows it, a chunk exceeds 65535 workgroups and
+// goes 2D.
+static void test_large_batch_chunks(void)
+{
+	vkcol_context *ctx = gpu_context();
+	if (!ctx)
+		return;
+	meshgen_mesh box;
+	const float lo[3] = {-1, -1, -1}, hi[3] = {1, 1, 1};
+	ENSURE(meshgen_box(&box, lo, hi, 1, false));
+	meshgen_mesh small;
+	const float slo[3] = {-0.8f, -0.8f, -0.8f}, shi[3] = {0.8f, 0.8f, 0.8f};
+	ENSURE(meshgen_box(&small, slo, shi, 1, false));
+	vkcol_mesh a = gpu_mesh(ctx, &box, 8, "a"), b = gpu_mesh(ctx, &small, 8, "b");
+	uint64_t n = 65535ull * VKCOL_WORKGROUP_SIZE + 1234;
+	vkcol_pair *pairs = malloc(n * sizeof(*pairs));
+	vkcol_pair_result *results = malloc(n * sizeof(*results));
+	ENSURE(pairs && results);
+	fill_pattern(pairs, n, a, b);
+	progress_log log = {0, 0, 0, 1};
+	vkcol_batch_desc bd = {.pairs = pairs, .pair_count = n, .mode = VKCOL_MODE_APPROX, .chunk_pairs = UINT32_MAX,
+	                       .progress = on_progress, .progress_user = &log};
+	ENSURE(vkcol_batch_run(ctx, &bd, results) == VKCOL_SUCCESS);
+	ENSURE_EQ_INT(count_pattern_errors(results, 0, n), 0);
+	vkcol_device_info info;
+	ENSURE(vkcol_context_get_device_info(ctx, &info) == VKCOL_SUCCESS);
+	uint64_t per_chunk = info.max_storage_buffer_range / sizeof(vkcol_pair);
+	ENSURE(log.monotone && log.last == n);
+	ENSURE_EQ_INT(log.calls, per_chunk < n ? (n + per_chunk - 1) / per_chunk : 1);
+	ENSURE_EQ_INT(vkcol_context_validation_message_count(ctx), 0);
+	free(pairs);
+	free(results);
+	meshgen_free(&box);
+	meshgen_free(&small);
+	vkcol_context_destroy(ctx);
+}
+
+// Small chunks of an odd size; a progress callback that stops the batch keeps
+// every answer already computed and leaves the rest undecided.
+static void test_chunks_and_interrupt(void)
+{
+	vkcol_context *ctx = gpu_context();
+	if (!ctx)
+		return;
+	meshgen_mesh box;
+	const float lo[3] = {-1, -1, -1}, hi[3] = {1, 1, 1};
+	ENSURE(meshgen_box(&box, lo, hi, 1, false));
+	meshgen_mesh small;
+	const float slo[3] = {-0.8f, -0.8f, -0.8f}, shi[3] = {0.8f, 0.8f, 0.8f};
+	ENSURE(meshgen_box(&small, slo, shi, 1, false));
+	vkcol_mesh a = gpu_mesh(ctx, &box, 16, "a"), b = gpu_mesh(ctx, &small, 32, "b");
+	uint64_t n = 10007;
+	vkcol_pair *pairs = malloc(n * sizeof(*pairs));
+	vkcol_pair_result *results = malloc(n * sizeof(*results));
+	fill_pattern(pairs, n, a, b);
+	progress_log log = {0, 0, 0, 1};
+	vkcol_batch_desc bd = {.pairs = pairs, .pair_count = n, .chunk_pairs = 999, .progress = on_progress,
+	                       .progress_user = &log};
+	ENSURE(vkcol_batch_run(ctx, &bd, results) == VKCOL_SUCCESS);
+	ENSURE_EQ_INT(count_pattern_errors(results, 0, n), 0);
+	ENSURE(log.monotone && log.last == n);
+	ENSURE_EQ_INT(log.calls, (n + 998) / 999);
+
+	progress_log stop = {0, 0, 3, 1};
+	bd.progress_user = &stop;
+	ENSURE(vkcol_batch_run(ctx, &bd, results) == VKCOL_ERROR_INTERRUPTED);
+	ENSURE(stop.last >= 3 * 999 && stop.last < n);
+	// Every chunk answered before the stop (and the one in flight) is kept.
+	uint64_t kept = 0;
+	while (kept < n && results[kept].stage != VKCOL_STAGE_NONE)
+		kept++;
+	ENSURE(kept >= stop.last);
+	ENSURE_EQ_INT(count_pattern_errors(results, 0, kept), 0);
+	for (uint64_t i = kept; i < n; i++)
+		ENSURE(results[i].stage == VKCOL_STAGE_NONE && results[i].collide == 0);
+	free(pairs);
+	free(results);
+	meshgen_free(&box);
+	meshgen_free(&small);
+	ENSURE_EQ_INT(vkcol_context_validation_message_count(ctx), 0);
+	vkcol_context_destroy(ctx);
+}
+
+static void test_bad_input(void)
+{
+	vkcol_context *ctx = gpu_context();
+	if (!ctx)
+		return;
+	meshgen_mesh box;
+	const float lo[3] = {-1, -1, -1}, hi[3] = {1, 1, 1};
+	ENSURE(meshgen_box(&box, lo, hi, 1, false));
+	vkcol_mesh a = gpu_mesh(ctx, &box, 8, "a");
+	vkcol_pair good = {a, a, pose_identity(), pose_at(0.5f, 0, 0)};
+	vkcol_pair pairs[4] = {good, good, good, good};
+	vkcol_pair_result results[4];
+	const vkcol_pair_result sentinel = {7, 7, 7.0f, 7};
+	struct {
+		const char *what;
+		void (*spoil)(vkcol_pair *);
+		vkcol_result want;
+	} cases[] = {
+	    {"zero mesh", NULL, VKCOL_ERROR_INVALID_HANDLE},
+	    {"zero quaternion", NULL, VKCOL_ERROR_INVALID_ARGUMENT},
+	    {"NaN translation", NULL, VKCOL_ERROR_INVALID_ARGUMENT},
+	    {"infinite quaternion", NULL, VKCOL_ERROR_INVALID_ARGUMENT},
+	};
+	for (size_t c = 0; c < ARRAY_LEN(cases); c++) {
+		for (int i = 0; i < 4; i++) {
+			pairs[i] = good;
+			results[i] = sentinel;
+		}
+		switch (c) {
+		case 0:
+			pairs[2].b.id = 0;
+			break;
+		case 1:
+			memset(pairs[3].pose_a.rotation, 0, sizeof(pairs[3].pose_a.rotation));
+			break;
+		case 2:
+			pairs[1].pose_b.translation[1] = NAN;
+			break;
+		case 3:
+			pairs[0].pose_b.rotation[2] = INFINITY;
+			break;
+		}
+		gpu_log_expected = 1;
+		ENSURE_MSG(run(ctx, pairs, 4, results, 0) == cases[c].want, "%s", cases[c].what);
+		ENSURE_EQ_INT(gpu_log_expected, 0); // the error was explained
+		gpu_log_expected = 0;
+		// Nothing was computed, nothing overwritten.
+		for (int i = 0; i < 4; i++)
+			ENSURE(memcmp(&results[i], &sentinel, sizeof(sentinel)) == 0);
+	}
+	vkcol_batch_desc bd = {.pairs = pairs, .pair_count = 4, .mode = VKCOL_MODE_EXACT};
+	gpu_log_expected = 1;
+	ENSURE(vkcol_batch_run(ctx, &bd, results) == VKCOL_ERROR_UNSUPPORTED);
+	gpu_log_expected = 1;
+	bd.mode = (vkcol_mode)99;
+	ENSURE(vkcol_batch_run(ctx, &bd, results) == VKCOL_ERROR_INVALID_ARGUMENT);
+	gpu_log_expected = 1;
+	bd.mode = VKCOL_MODE_APPROX;
+	ENSURE(vkcol_batch_run(ctx, &bd, NULL) == VKCOL_ERROR_INVALID_ARGUMENT);
+	gpu_log_expected = 0;
+	ENSURE(vkcol_batch_run(NULL, &bd, results) == VKCOL_ERROR_INVALID_ARGUMENT);
+	bd.pair_count = 0;
+	ENSURE(vkcol_batch_run(ctx, &bd, NULL) == VKCOL_SUCCESS);
+	meshgen_free(&box);
+	ENSURE_EQ_INT(vkcol_context_validation_message_count(ctx), 0);
+	vkcol_context_destroy(ctx);
+}
+
+int main(int argc, char **argv)
+{
+	TEST_INIT(argc, argv);
+	if (!gpu_probe()) {
+		printf("no Vulkan device: skipped\n");
+		return 77;
+	}
+	RUN_TEST(test_boxes_analytic);
+	RUN_TEST(test_spheres_analytic);
+	RUN_TEST(test_chunks_and_interrupt);
+	RUN_TEST(test_large_batch_chunks);
+	RUN_TEST(test_bad_input);
+	RUN_TEST(test_no_unexpected_log_messages);
+	return TEST_SUMMARY();
+}
