@@ -335,6 +335,17 @@ typedef struct vkcol_pair_result {
 /// 0 .. done-1 are final); return false to stop early.
 typedef bool (*vkcol_progress_fn)(void *user, uint64_t done, uint64_t total);
 
+/// Counters of a batch's work, filled when vkcol_batch_desc.stats is set
+/// (collecting costs two atomic additions per pair on the device).
+typedef struct vkcol_batch_stats {
+	uint64_t pairs;            ///< pairs answered
+	uint64_t sphere_rejected;  ///< decided by stage 0 (bounding spheres)
+	uint64_t collisions;       ///< pairs answered "collide"
+	uint64_t vertex_tests;     ///< vertices moved into the other mesh's frame (stage 1)
+	uint64_t cube_samples;     ///< cube-map samples taken (stage 1)
+	double seconds;            ///< wall time of the call
+} vkcol_batch_stats;
+
 typedef struct vkcol_batch_desc {
 	const vkcol_pair *pairs;   ///< pair_count queries; meshes must belong to the context
 	uint64_t pair_count;       ///< may be 0
@@ -347,6 +358,7 @@ typedef struct vkcol_batch_desc {
 	uint32_t chunk_pairs;
 	vkcol_progress_fn progress; ///< NULL = none
 	void *progress_user;
+	vkcol_batch_stats *stats;   ///< NULL = not collected; else overwritten
 } vkcol_batch_desc;
 
 /// Answers desc->pair_count pairs into results (which must hold pair_count

@@ -20,8 +20,22 @@ layout(std430, set = 0, binding = 0) readonly buffer Pairs { vkcol_gpu_pair pair
 layout(std430, set = 0, binding = 1) readonly buffer Meshes { vkcol_gpu_mesh meshes[]; };
 layout(std430, set = 0, binding = 2) readonly buffer Vertices { vec4 vertices[]; };
 layout(std430, set = 0, binding = 3) writeonly buffer Results { vkcol_gpu_result results[]; };
-layout(set = 0, binding = 4) uniform samplerCubeArray maps[VKCOL_MAP_ARRAYS];
+layout(std430, set = 0, binding = 4) buffer Stats { uint stats[]; };
+layout(set = 0, binding = 5) uniform samplerCubeArray maps[VKCOL_MAP_ARRAYS];
 layout(push_constant) uniform Push { vkcol_approx_params params; };
+
+uint g_vertex_tests = 0u, g_samples = 0u;
+
+// 64-bit counter as (low, high): the adder whose addition wraps the low word
+// carries, so concurrent additions stay exact.
+void add64(uint word, uint n)
+{
+	if (n == 0u)
+		return;
+	uint old = atomicAdd(stats[word], n);
+	if (old + n < old)
+		atomicAdd(stats[word + 1u], 1u);
+}
 
 // Constant indices only: dynamically indexed sampler arrays need a feature
 // (shaderSampledImageArrayDynamicIndexing) that Vulkan 1.1 does not guarantee.
@@ -53,6 +67,7 @@ float test_vertices(vkcol_gpu_mesh from, vkcol_gpu_mesh to, vec4 q, vec3 t)
 	float layer = float(to.map_layer);
 	uint end = from.vertex_first + from.vertex_count;
 	for (uint k = from.vertex_first; k < end; k++) {
+		g_vertex_tests++;
 		vec3 v = quat_rotate(q, vertices[k].xyz) + t;
 		vec3 off = v - centre;
 		if (dot(off, off) > r2)
@@ -61,6 +76,7 @@ float test_vertices(vkcol_gpu_mesh from, vkcol_gpu_mesh to, vec4 q, vec3 t)
 		float dist = length(d);
 		if (dist == 0.0)
 			return 0.0;
+		g_samples++;
 		float outer = outer_distance(to.map_array, d, layer, lod);
 		if (dist <= outer)
 			return outer - dist;
@@ -97,4 +113,8 @@ void main()
 	if (depth < 0.0)
 		depth = test_vertices(a, b, quat_mul(qb_inv, qa), quat_rotate(qb_inv, ta - tb));
 	results[p] = vkcol_gpu_result(depth >= 0.0 ? 1u : 0u, VKCOL_STAGE_CUBE_MAP, max(depth, 0.0), 0u);
+	if (params.collect_stats != 0u) {
+		add64(VKCOL_STAT_VERTEX_TESTS, g_vertex_tests);
+		add64(VKCOL_STAT_CUBE_SAMPLES, g_samples);
+	}
 }

@@ -99,8 +99,22 @@ VKCOL_STRUCT(vkcol_approx_params) {
 	VKCOL_U32 pair_count;   // pairs in this chunk
 	VKCOL_U32 mip_level;
 	VKCOL_U32 mesh_index_mask; // id -> slot: (id & mask) - 1
-	VKCOL_U32 pad;
+	VKCOL_U32 collect_stats;   // 1: add to the counters of binding 5
 } VKCOL_STRUCT_END(vkcol_approx_params)
+
+// Counters of approx_pairs.comp (binding 4): 64-bit values as (low, high)
+// uint pairs, added to with carry.
+#define VKCOL_STAT_VERTEX_TESTS 0
+#define VKCOL_STAT_CUBE_SAMPLES 2
+#define VKCOL_STAT_WORDS 4
+
+// Push constants of sample_raw.comp: the device's raw cube-sampling rate.
+VKCOL_STRUCT(vkcol_sample_raw_params) {
+	VKCOL_U32 invocations;
+	VKCOL_U32 samples_per_invocation;
+	VKCOL_U32 layers;   // cubes in the array
+	VKCOL_F32 lod;
+} VKCOL_STRUCT_END(vkcol_sample_raw_params)
 
 // Resolutions 4 .. 1024: one cube-array binding per power of two.
 #define VKCOL_MAP_ARRAYS 9
@@ -116,6 +130,7 @@ _Static_assert(sizeof(vkcol_gpu_mesh) == 48, "std430 layout of vkcol_gpu_mesh");
 _Static_assert(sizeof(vkcol_gpu_pair) == 64, "std430 layout of vkcol_gpu_pair");
 _Static_assert(sizeof(vkcol_gpu_result) == 16, "std430 layout of vkcol_gpu_result");
 _Static_assert(sizeof(vkcol_approx_params) == 16, "push constant layout");
+_Static_assert(sizeof(vkcol_sample_raw_params) == 16, "push constant layout");
 _Static_assert(sizeof(vkcol_gpu_node) == 32, "std430 layout of vkcol_gpu_node");
 _Static_assert(sizeof(vkcol_gpu_triangle) == 16, "std430 layout of vkcol_gpu_triangle");
 _Static_assert(sizeof(vkcol_gpu_vertex) == 16, "std430 layout of vkcol_gpu_vertex");

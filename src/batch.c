@@ -10,6 +10,7 @@
 
 #include <math.h>
 #include <string.h>
+#include <time.h>
 
 _Static_assert(sizeof(vkcol_pair) == sizeof(vkcol_gpu_pair), "vkcol_pair is uploaded as vkcol_gpu_pair");
 _Static_assert(sizeof(vkcol_pair_result) == sizeof(vkcol_gpu_result), "results are read back as vkcol_pair_result");
@@ -250,6 +251,7 @@ static vkcol_result validate_pairs(const vkcol_context *ctx, const vkcol_batch_d
 typedef struct frame {
 	gpu_buffer pairs;   // host-visible: the shader reads the caller's pairs in place
 	gpu_buffer results; // host-visible: read back without a copy
+	gpu_buffer stats;   // VKCOL_STAT_WORDS counters, zeroed per chunk
 	VkDescriptorSet set;
 	VkCommandBuffer cmd;
 	VkFence fence;
@@ -272,8 +274,20 @@ static uint32_t max_chunk(const vkcol_context *ctx)
 // to fill a GPU, small enough that memory stays bounded.
 #define DEFAULT_CHUNK (1u << 18)
 
-// Waits for f's chunk and copies its answers out.
-static vkcol_result harvest(vkcol_context *ctx, frame *f, vkcol_pair_result *results)
+static double now_seconds(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static uint64_t stat64(const uint32_t *words, uint32_t index)
+{
+	return (uint64_t)words[index] | ((uint64_t)words[index + 1] << 32);
+}
+
+// Waits for f's chunk and copies its answers (and counters) out.
+static vkcol_result harvest(vkcol_context *ctx, frame *f, vkcol_pair_result *results, vkcol_batch_stats *stats)
 {
 	const core_env *env = &ctx->env;
 	vkcol_result res = VKCOL_SUCCESS;
@@ -286,6 +300,20 @@ static vkcol_result harvest(vkcol_context *ctx, frame *f, vkcol_pair_result *res
 		VK_TRY(env, ctx->vk.vkInvalidateMappedMemoryRanges(ctx->device, 1, &range));
 	}
 	memcpy(&results[f->first], f->results.mapped, f->count * sizeof(vkcol_pair_result));
+	if (stats) {
+		if (!f->stats.coherent) {
+			VkMappedMemoryRange range = {VK_STRUCTURE_TYPE_MAPPED_MEMORY_RANGE, NULL, f->stats.memory, 0, VK_WHOLE_SIZE};
+			VK_TRY(env, ctx->vk.vkInvalidateMappedMemoryRanges(ctx->device, 1, &range));
+		}
+		const uint32_t *words = f->stats.mapped;
+		stats->vertex_tests += stat64(words, VKCOL_STAT_VERTEX_TESTS);
+		stats->cube_samples += stat64(words, VKCOL_STAT_CUBE_SAMPLES);
+		for (uint64_t i = f->first; i < f->first + f->count; i++) {
+			stats->pairs++;
+			stats->sphere_rejected += results[i].stage == VKCOL_STAGE_SPHERES;
+			stats->collisions += results[i].collide != 0;
+		}
+	}
 cleanup:
 	return res;
 }
@@ -310,6 +338,10 @@ VKCOL_API vkcol_result vkcol_batch_run(vkcol_context *ctx, const vkcol_batch_des
 		CORE_ERROR(env, "vkcol_batch_run: %d is not a vkcol_mode", (int)desc->mode);
 		return VKCOL_ERROR_INVALID_ARGUMENT;
 	}
+	double start = now_seconds();
+	vkcol_batch_stats *stats = desc->stats;
+	if (stats)
+		memset(stats, 0, sizeof(*stats));
 	if (desc->pair_count == 0)
 		return VKCOL_SUCCESS;
 	TRY(validate_pairs(ctx, desc));
@@ -334,8 +366,10 @@ VKCOL_API vkcol_result vkcol_batch_run(vkcol_context *ctx, const vkcol_batch_des
 		                      GPU_MEMORY_UPLOAD, "batch pairs", &f->pairs));
 		TRY(gpu_buffer_create(ctx, (VkDeviceSize)chunk * sizeof(vkcol_gpu_result), VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
 		                      GPU_MEMORY_READBACK, "batch results", &f->results));
-		gpu_binding bindings[4] = {{&f->pairs, 0, 0}, {&ctx->pool->meshes, 0, 0}, {&ctx->pool->vertices, 0, 0},
-		                           {&f->results, 0, 0}};
+		TRY(gpu_buffer_create(ctx, VKCOL_STAT_WORDS * 4, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, GPU_MEMORY_READBACK,
+		                      "batch stats", &f->stats));
+		gpu_binding bindings[5] = {{&f->pairs, 0, 0}, {&ctx->pool->meshes, 0, 0}, {&ctx->pool->vertices, 0, 0},
+		                           {&f->results, 0, 0}, {&f->stats, 0, 0}};
 		TRY(gpu_pipeline_bind(ctx, approx, bindings, views, ctx->cube_sampler, &f->set));
 		VkCommandBufferAllocateInfo alloc = {VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO, NULL, ctx->command_pool,
 		                                     VK_COMMAND_BUFFER_LEVEL_PRIMARY, 1};
@@ -350,7 +384,7 @@ VKCOL_API vkcol_result vkcol_batch_run(vkcol_context *ctx, const vkcol_batch_des
 	for (uint64_t first = 0; first < desc->pair_count && !stopped; first += chunk, k ^= 1) {
 		frame *f = &frames[k];
 		if (f->in_flight) {
-			TRY(harvest(ctx, f, results));
+			TRY(harvest(ctx, f, results, stats));
 			done = f->first + f->count;
 			if (desc->progress && !desc->progress(desc->progress_user, done, desc->pair_count)) {
 				stopped = true;
@@ -362,7 +396,11 @@ VKCOL_API vkcol_result vkcol_batch_run(vkcol_context *ctx, const vkcol_batch_des
 		VkCommandBufferBeginInfo begin = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
 		                                  .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT};
 		VK_TRY(env, ctx->vk.vkBeginCommandBuffer(f->cmd, &begin));
-		vkcol_approx_params params = {(uint32_t)count, desc->mip_level, MESH_MAX_COUNT, 0};
+		vkcol_approx_params params = {(uint32_t)count, desc->mip_level, MESH_MAX_COUNT, stats != NULL};
+		if (stats) {
+			ctx->vk.vkCmdFillBuffer(f->cmd, f->stats.buffer, 0, VK_WHOLE_SIZE, 0);
+			gpu_barrier_all(ctx, f->cmd);
+		}
 		gpu_pipeline_dispatch(ctx, f->cmd, approx, f->set, &params,
 		                      (uint32_t)((count + VKCOL_WORKGROUP_SIZE - 1) / VKCOL_WORKGROUP_SIZE));
 		gpu_barrier_all(ctx, f->cmd);
@@ -378,7 +416,7 @@ VKCOL_API vkcol_result vkcol_batch_run(vkcol_context *ctx, const vkcol_batch_des
 	for (int i = 0; i < 2; i++) {
 		frame *f = &frames[k];
 		if (f->in_flight) {
-			TRY(harvest(ctx, f, results));
+			TRY(harvest(ctx, f, results, stats));
 			done = f->first + f->count;
 			if (desc->progress && !stopped && done < desc->pair_count)
 				stopped = !desc->progress(desc->progress_user, done, desc->pair_count);
@@ -389,6 +427,8 @@ VKCOL_API vkcol_result vkcol_batch_run(vkcol_context *ctx, const vkcol_batch_des
 		desc->progress(desc->progress_user, done, desc->pair_count);
 	if (stopped && done < desc->pair_count)
 		res = VKCOL_ERROR_INTERRUPTED;
+	if (stats)
+		stats->seconds = now_seconds() - start;
 cleanup:
 	for (int i = 0; i < 2; i++) {
 		frame *f = &frames[i];
@@ -400,6 +440,44 @@ cleanup:
 			ctx->vk.vkFreeCommandBuffers(ctx->device, ctx->command_pool, 1, &f->cmd);
 		gpu_buffer_destroy(ctx, &f->pairs);
 		gpu_buffer_destroy(ctx, &f->results);
+		gpu_buffer_destroy(ctx, &f->stats);
 	}
+	return res;
+}
+
+vkcol_result batch_raw_sampling_rate(vkcol_context *ctx, uint32_t resolution, uint64_t samples, double *rate)
+{
+	const core_env *env = &ctx->env;
+	vkcol_result res = VKCOL_SUCCESS;
+	gpu_pipeline *pipe = NULL;
+	gpu_buffer out = {0};
+	*rate = 0;
+	TRY(distance_map_check_support(ctx));
+	TRY(pipeline_get(ctx, PIPELINE_SAMPLE_RAW, &pipe));
+	if (!pool_current(ctx))
+		TRY(pool_build(ctx));
+	const cube_array *array = &ctx->pool->arrays[array_index(resolution)];
+	const uint32_t per_invocation = 64;
+	uint64_t invocations64 = (samples + per_invocation - 1) / per_invocation;
+	uint32_t invocations = invocations64 > (1u << 24) ? (1u << 24) : (uint32_t)invocations64;
+	TRY(gpu_buffer_create(ctx, (VkDeviceSize)invocations * 4, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, GPU_MEMORY_DEVICE,
+	                      "raw sampling sums", &out));
+	VkDescriptorSet set;
+	gpu_binding binding = {&out, 0, 0};
+	TRY(gpu_pipeline_bind(ctx, pipe, &binding, &array->view, ctx->cube_sampler, &set));
+	vkcol_sample_raw_params params = {invocations, per_invocation, array->cubes, 0.0f};
+	double seconds = 0;
+	for (int run = 0; run < 2; run++) { // run 0 warms up (pipeline compile)
+		VkCommandBuffer cmd;
+		TRY(gpu_begin_once(ctx, &cmd));
+		gpu_pipeline_dispatch(ctx, cmd, pipe, set, &params, (invocations + VKCOL_WORKGROUP_SIZE - 1) / VKCOL_WORKGROUP_SIZE);
+		double t0 = now_seconds();
+		TRY(gpu_submit_once(ctx, cmd));
+		seconds = now_seconds() - t0;
+	}
+	*rate = (double)invocations * per_invocation / seconds;
+	CORE_DEBUG(env, "raw cube sampling at %u: %.3g samples/s", resolution, *rate);
+cleanup:
+	gpu_buffer_destroy(ctx, &out);
 	return res;
 }

@@ -21,3 +21,8 @@ static const uint32_t approx_pairs_spv[] = {
 #include "approx_pairs.spv.inc"
 };
 const shader_code shader_approx_pairs = {approx_pairs_spv, sizeof(approx_pairs_spv)};
+
+static const uint32_t sample_raw_spv[] = {
+#include "sample_raw.spv.inc"
+};
+const shader_code shader_sample_raw = {sample_raw_spv, sizeof(sample_raw_spv)};

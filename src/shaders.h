@@ -15,3 +15,4 @@ extern const shader_code shader_smoke;
 extern const shader_code shader_cubemap_build;
 extern const shader_code shader_cubemap_mip;
 extern const shader_code shader_approx_pairs;
+extern const shader_code shader_sample_raw;

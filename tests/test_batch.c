@@ -225,10 +225,23 @@ static void test_chunks_and_interrupt(void)
 	progress_log log = {0, 0, 0, 1};
 	vkcol_batch_desc bd = {.pairs = pairs, .pair_count = n, .chunk_pairs = 999, .progress = on_progress,
 	                       .progress_user = &log};
+	vkcol_batch_stats stats;
+	bd.stats = &stats;
 	ENSURE(vkcol_batch_run(ctx, &bd, results) == VKCOL_SUCCESS);
 	ENSURE_EQ_INT(count_pattern_errors(results, 0, n), 0);
 	ENSURE(log.monotone && log.last == n);
 	ENSURE_EQ_INT(log.calls, (n + 998) / 999);
+	// Counters: n = 3 * 3335 + 2 pairs of kinds 0, 1, 2 in turn.
+	uint64_t hits = (n + 2) / 3, far = (n + 1) / 3, near = n / 3;
+	ENSURE_EQ_INT(stats.pairs, n);
+	ENSURE_EQ_INT(stats.sphere_rejected, far);
+	ENSURE_EQ_INT(stats.collisions, hits);
+	// A near pair moves all 8 + 8 box vertices and finds none inside; a hit
+	// stops at its first inside vertex of B (1 to 8 tests); far pairs none.
+	ENSURE(stats.vertex_tests >= 16 * near + hits && stats.vertex_tests <= 16 * near + 8 * hits);
+	ENSURE(stats.cube_samples >= hits && stats.cube_samples <= stats.vertex_tests);
+	ENSURE(stats.seconds > 0);
+	bd.stats = NULL;
 
 	progress_log stop = {0, 0, 3, 1};
 	bd.progress_user = &stop;
