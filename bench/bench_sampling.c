@@ -14,6 +14,8 @@
 #include "batch.h"
 #include "meshgen.h"
 
+#define PI 3.14159265358979323846
+
 static int compare_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
@@ -31,8 +33,8 @@ static vkcol_pose random_pose(uint64_t *state, float radius)
 {
 	double u1 = meshgen_random_unit(state), u2 = meshgen_random_unit(state), u3 = meshgen_random_unit(state);
 	double a = sqrt(1 - u1), b = sqrt(u1);
-	vkcol_pose p = {{(float)(b * cos(2 * M_PI * u3)), (float)(a * sin(2 * M_PI * u2)), (float)(a * cos(2 * M_PI * u2)),
-	                 (float)(b * sin(2 * M_PI * u3))},
+	vkcol_pose p = {{(float)(b * cos(2 * PI * u3)), (float)(a * sin(2 * PI * u2)), (float)(a * cos(2 * PI * u2)),
+	                 (float)(b * sin(2 * PI * u3))},
 	                {0, 0, 0}};
 	double x, y, z;
 	do {
