@@ -6,8 +6,9 @@
 //     most A's map distance (channel G, the farthest surface) sampled in its
 //     direction with the hardware's linear cube filtering; then A's vertices
 //     against B's map. The first inside vertex decides the pair.
-// A vertex outside the other mesh's bounding sphere is rejected before
-// sampling. One invocation per pair (rather than a workgroup striding over
+// Vertices come in spatial clusters: a cluster whose bounding sphere misses
+// the other mesh's bounding sphere is skipped whole, and a vertex outside
+// that sphere is rejected before sampling. One invocation per pair (rather than a workgroup striding over
 // the vertices) needs no barriers, which cost a coroutine switch each on
 // CPU drivers such as lavapipe; the sampler array is indexed through a switch
 // on constants, so differing meshes within a workgroup are legal.
@@ -21,7 +22,8 @@ layout(std430, set = 0, binding = 1) readonly buffer Meshes { vkcol_gpu_mesh mes
 layout(std430, set = 0, binding = 2) readonly buffer Vertices { vec4 vertices[]; };
 layout(std430, set = 0, binding = 3) writeonly buffer Results { vkcol_gpu_result results[]; };
 layout(std430, set = 0, binding = 4) buffer Stats { uint stats[]; };
-layout(set = 0, binding = 5) uniform samplerCubeArray maps[VKCOL_MAP_ARRAYS];
+layout(std430, set = 0, binding = 5) readonly buffer Clusters { vec4 clusters[]; }; // centre, radius
+layout(set = 0, binding = 6) uniform samplerCubeArray maps[VKCOL_MAP_ARRAYS];
 layout(push_constant) uniform Push { vkcol_approx_params params; };
 
 uint g_vertex_tests = 0u, g_samples = 0u;
@@ -65,21 +67,30 @@ float test_vertices(vkcol_gpu_mesh from, vkcol_gpu_mesh to, vec4 q, vec3 t)
 	float r2 = to.sphere_radius * to.sphere_radius;
 	float lod = float(min(params.mip_level, to.map_levels - 1u));
 	float layer = float(to.map_layer);
-	uint end = from.vertex_first + from.vertex_count;
-	for (uint k = from.vertex_first; k < end; k++) {
-		g_vertex_tests++;
-		vec3 v = quat_rotate(q, vertices[k].xyz) + t;
-		vec3 off = v - centre;
-		if (dot(off, off) > r2)
+	for (uint c = 0u; c < from.cluster_count; c++) {
+		// A cluster wholly outside `to`'s bounding sphere holds no vertex inside.
+		vec4 cs = clusters[from.cluster_first + c];
+		vec3 cc = quat_rotate(q, cs.xyz) + t - centre;
+		float reach = to.sphere_radius + cs.w;
+		if (dot(cc, cc) > reach * reach)
 			continue;
-		vec3 d = v - origin;
-		float dist = length(d);
-		if (dist == 0.0)
-			return 0.0;
-		g_samples++;
-		float outer = outer_distance(to.map_array, d, layer, lod);
-		if (dist <= outer)
-			return outer - dist;
+		uint first = from.vertex_first + c * VKCOL_CLUSTER_SIZE;
+		uint end = min(first + VKCOL_CLUSTER_SIZE, from.vertex_first + from.vertex_count);
+		for (uint k = first; k < end; k++) {
+			g_vertex_tests++;
+			vec3 v = quat_rotate(q, vertices[k].xyz) + t;
+			vec3 off = v - centre;
+			if (dot(off, off) > r2)
+				continue;
+			vec3 d = v - origin;
+			float dist = length(d);
+			if (dist == 0.0)
+				return 0.0;
+			g_samples++;
+			float outer = outer_distance(to.map_array, d, layer, lod);
+			if (dist <= outer)
+				return outer - dist;
+		}
 	}
 	return -1.0;
 }

@@ -66,7 +66,11 @@ VKCOL_STRUCT(vkcol_cubemap_mip_params) {
 	VKCOL_U32 pad;
 } VKCOL_STRUCT_END(vkcol_cubemap_mip_params)
 
-// Per-mesh record of the batch shaders, indexed by mesh slot.
+// Per-mesh record of the batch shaders, indexed by mesh slot. The pool holds
+// each mesh's vertices (those some triangle uses) in the tree's triangle
+// order, so runs of VKCOL_CLUSTER_SIZE consecutive vertices are spatially
+// compact; cluster k covers vertices vertex_first + k * VKCOL_CLUSTER_SIZE on,
+// with a bounding sphere in the clusters buffer.
 VKCOL_STRUCT(vkcol_gpu_mesh) {
 	VKCOL_F32 origin_x, origin_y, origin_z;
 	VKCOL_U32 vertex_first;  // into the batch vertex pool
@@ -76,7 +80,12 @@ VKCOL_STRUCT(vkcol_gpu_mesh) {
 	VKCOL_U32 map_array;     // which cube-array binding (by resolution)
 	VKCOL_U32 map_layer;     // cube index within it
 	VKCOL_U32 map_levels;    // mip levels of the map
+	VKCOL_U32 cluster_first; // into the batch cluster pool
+	VKCOL_U32 cluster_count;
+	VKCOL_U32 pad0, pad1;
 } VKCOL_STRUCT_END(vkcol_gpu_mesh)
+
+#define VKCOL_CLUSTER_SIZE 32
 
 // A query as the caller gives it (vkcol_pair): mesh ids and two poses,
 // quaternions w first.
@@ -126,7 +135,7 @@ VKCOL_STRUCT(vkcol_sample_raw_params) {
 #ifndef VULKAN
 _Static_assert(sizeof(vkcol_cubemap_build_params) == 16, "push constant layout");
 _Static_assert(sizeof(vkcol_cubemap_mip_params) == 16, "push constant layout");
-_Static_assert(sizeof(vkcol_gpu_mesh) == 48, "std430 layout of vkcol_gpu_mesh");
+_Static_assert(sizeof(vkcol_gpu_mesh) == 64, "std430 layout of vkcol_gpu_mesh");
 _Static_assert(sizeof(vkcol_gpu_pair) == 64, "std430 layout of vkcol_gpu_pair");
 _Static_assert(sizeof(vkcol_gpu_result) == 16, "std430 layout of vkcol_gpu_result");
 _Static_assert(sizeof(vkcol_approx_params) == 16, "push constant layout");

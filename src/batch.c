@@ -27,7 +27,8 @@ typedef struct batch_pool {
 	uint32_t *ids;        // live mesh ids when built, in slot order
 	uint32_t id_count;
 	gpu_buffer meshes;    // vkcol_gpu_mesh per slot (mesh_capacity entries)
-	gpu_buffer vertices;  // vec4 per vertex of every live mesh
+	gpu_buffer vertices;  // vec4 per used, distinct vertex of every live mesh
+	gpu_buffer clusters;  // vec4 (centre, radius) per VKCOL_CLUSTER_SIZE vertices
 	cube_array arrays[VKCOL_MAP_ARRAYS];
 } batch_pool;
 
@@ -50,6 +51,7 @@ static void pool_free(vkcol_context *ctx, batch_pool *pool)
 		return;
 	gpu_buffer_destroy(ctx, &pool->meshes);
 	gpu_buffer_destroy(ctx, &pool->vertices);
+	gpu_buffer_destroy(ctx, &pool->clusters);
 	for (uint32_t i = 0; i < VKCOL_MAP_ARRAYS; i++) {
 		cube_array *a = &pool->arrays[i];
 		if (a->view)
@@ -85,26 +87,81 @@ static bool pool_current(const vkcol_context *ctx)
 	return n == pool->id_count;
 }
 
+// Appends mesh m's vertices to out (vec4 each): only vertices some triangle
+// uses, one per welded position, in the order the tree's triangles first
+// reach them, so consecutive vertices are close in space. Then one bounding
+// sphere per VKCOL_CLUSTER_SIZE of them. Returns the vertex count; *clusters
+// advances. seen is scratch of vertex_count entries.
+static uint32_t emit_vertices(const mesh_cpu *m, uint8_t *seen, float *out, float *cluster_out, uint32_t *clusters)
+{
+	uint32_t n = 0;
+	memset(seen, 0, m->vertex_count);
+	for (uint32_t i = 0; i < m->triangle_count; i++) {
+		const uint32_t *tri = &m->indices[3 * (size_t)m->tree.triangles[i]];
+		for (int k = 0; k < 3; k++) {
+			uint32_t v = m->weld ? m->weld[tri[k]] : tri[k];
+			if (seen[v])
+				continue;
+			seen[v] = 1;
+			memcpy(&out[4 * (size_t)n], &m->positions[3 * (size_t)v], 3 * sizeof(float));
+			out[4 * (size_t)n + 3] = 1.0f;
+			n++;
+		}
+	}
+	for (uint32_t first = 0; first < n; first += VKCOL_CLUSTER_SIZE) {
+		uint32_t end = first + VKCOL_CLUSTER_SIZE < n ? first + VKCOL_CLUSTER_SIZE : n;
+		double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+		for (uint32_t v = first; v < end; v++)
+			for (int k = 0; k < 3; k++) {
+				lo[k] = fmin(lo[k], out[4 * (size_t)v + k]);
+				hi[k] = fmax(hi[k], out[4 * (size_t)v + k]);
+			}
+		double c[3] = {0.5 * (lo[0] + hi[0]), 0.5 * (lo[1] + hi[1]), 0.5 * (lo[2] + hi[2])}, r2 = 0;
+		for (uint32_t v = first; v < end; v++) {
+			double d2 = 0;
+			for (int k = 0; k < 3; k++)
+				d2 += (out[4 * (size_t)v + k] - c[k]) * (out[4 * (size_t)v + k] - c[k]);
+			r2 = fmax(r2, d2);
+		}
+		float *cs = &cluster_out[4 * (size_t)*clusters];
+		for (int k = 0; k < 3; k++)
+			cs[k] = (float)c[k];
+		// Rounding of the float centre: a relative pad keeps the sphere
+		// containing its vertices.
+		cs[3] = (float)(sqrt(r2) * (1.0 + 1e-5) + 1e-6 * (fabs(c[0]) + fabs(c[1]) + fabs(c[2])));
+		(*clusters)++;
+	}
+	return n;
+}
+
 static vkcol_result pool_build(vkcol_context *ctx)
 {
 	const core_env *env = &ctx->env;
 	vkcol_result res = VKCOL_SUCCESS;
 	vkcol_gpu_mesh *records = NULL;
+	float *host_vertices = NULL, *host_clusters = NULL;
+	uint8_t *seen = NULL;
 	batch_pool *pool = core_calloc(env, 1, sizeof(*pool));
 	if (!pool)
 		return VKCOL_ERROR_OUT_OF_HOST_MEMORY;
 
-	uint32_t live = 0, cubes[VKCOL_MAP_ARRAYS] = {0};
-	uint64_t vertex_total = 0;
+	uint32_t live = 0, cubes[VKCOL_MAP_ARRAYS] = {0}, max_vertices = 1;
+	uint64_t vertex_total = 0, cluster_total = 0;
 	for (uint32_t i = 0; i < ctx->mesh_capacity; i++)
 		if (ctx->meshes[i].used) {
+			uint32_t nv = ctx->meshes[i].cpu.vertex_count;
 			live++;
-			vertex_total += ctx->meshes[i].cpu.vertex_count;
+			vertex_total += nv;
+			cluster_total += (nv + VKCOL_CLUSTER_SIZE - 1) / VKCOL_CLUSTER_SIZE;
+			max_vertices = nv > max_vertices ? nv : max_vertices;
 			cubes[array_index(ctx->meshes[i].cube.resolution)]++;
 		}
 	pool->ids = core_calloc(env, live ? live : 1, sizeof(uint32_t));
 	records = core_calloc(env, ctx->mesh_capacity ? ctx->mesh_capacity : 1, sizeof(*records));
-	if (!pool->ids || !records) {
+	host_vertices = core_calloc(env, vertex_total ? vertex_total : 1, 4 * sizeof(float));
+	host_clusters = core_calloc(env, cluster_total ? cluster_total : 1, 4 * sizeof(float));
+	seen = core_alloc(env, max_vertices);
+	if (!pool->ids || !records || !host_vertices || !host_clusters || !seen) {
 		res = VKCOL_ERROR_OUT_OF_HOST_MEMORY;
 		goto cleanup;
 	}
@@ -116,6 +173,8 @@ static vkcol_result pool_build(vkcol_context *ctx)
 	}
 	TRY(gpu_buffer_create(ctx, (vertex_total ? vertex_total : 1) * 16, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
 	                      GPU_MEMORY_DEVICE, "batch vertex pool", &pool->vertices));
+	TRY(gpu_buffer_create(ctx, (cluster_total ? cluster_total : 1) * 16, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
+	                      GPU_MEMORY_DEVICE, "batch vertex clusters", &pool->clusters));
 	TRY(gpu_buffer_create(ctx, (ctx->mesh_capacity ? ctx->mesh_capacity : 1) * sizeof(vkcol_gpu_mesh),
 	                      VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, GPU_MEMORY_DEVICE, "batch mesh table", &pool->meshes));
 	for (uint32_t k = 0; k < VKCOL_MAP_ARRAYS; k++) {
@@ -138,12 +197,16 @@ static vkcol_result pool_build(vkcol_context *ctx)
 	}
 	uint32_t next_cube[VKCOL_MAP_ARRAYS] = {0};
 	uint64_t vertex_first = 0;
+	uint32_t cluster_next = 0;
 	for (uint32_t i = 0; i < ctx->mesh_capacity; i++) {
 		mesh_slot *s = &ctx->meshes[i];
 		if (!s->used)
 			continue;
 		pool->ids[pool->id_count++] = mesh_id(ctx, i);
 		uint32_t k = array_index(s->cube.resolution);
+		uint32_t cluster_first = cluster_next;
+		uint32_t used_vertices =
+		    emit_vertices(&s->cpu, seen, &host_vertices[4 * vertex_first], host_clusters, &cluster_next);
 		vkcol_gpu_mesh *r = &records[i];
 		*r = (vkcol_gpu_mesh){
 		    .origin_x = s->cpu.origin[0],
@@ -154,14 +217,14 @@ static vkcol_result pool_build(vkcol_context *ctx)
 		    .sphere_y = s->cpu.sphere_center[1],
 		    .sphere_z = s->cpu.sphere_center[2],
 		    .sphere_radius = s->cpu.sphere_radius,
-		    .vertex_count = s->cpu.vertex_count,
+		    .vertex_count = used_vertices,
 		    .map_array = k,
 		    .map_layer = next_cube[k],
 		    .map_levels = s->cube.levels,
+		    .cluster_first = cluster_first,
+		    .cluster_count = cluster_next - cluster_first,
 		};
-		VkBufferCopy copy = {0, vertex_first * 16, (VkDeviceSize)s->cpu.vertex_count * 16};
-		ctx->vk.vkCmdCopyBuffer(cmd, s->gpu.vertices.buffer, pool->vertices.buffer, 1, &copy);
-		vertex_first += s->cpu.vertex_count;
+		vertex_first += used_vertices;
 
 		distance_map_image_barrier(ctx, cmd, s->cube.image, s->cube.levels, 6, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL,
 		                           VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, VK_ACCESS_SHADER_READ_BIT,
@@ -195,8 +258,15 @@ static vkcol_result pool_build(vkcol_context *ctx)
 	TRY(gpu_submit_once(ctx, cmd));
 	TRY(gpu_upload(ctx, &pool->meshes, 0, records, (VkDeviceSize)(ctx->mesh_capacity ? ctx->mesh_capacity : 1) *
 	                                                   sizeof(vkcol_gpu_mesh)));
+	if (vertex_first)
+		TRY(gpu_upload(ctx, &pool->vertices, 0, host_vertices, vertex_first * 16));
+	if (cluster_next)
+		TRY(gpu_upload(ctx, &pool->clusters, 0, host_clusters, (VkDeviceSize)cluster_next * 16));
 cleanup:
 	core_free(env, records);
+	core_free(env, host_vertices);
+	core_free(env, host_clusters);
+	core_free(env, seen);
 	if (res != VKCOL_SUCCESS) {
 		pool_free(ctx, pool);
 		return res;
@@ -368,8 +438,8 @@ VKCOL_API vkcol_result vkcol_batch_run(vkcol_context *ctx, const vkcol_batch_des
 		                      GPU_MEMORY_READBACK, "batch results", &f->results));
 		TRY(gpu_buffer_create(ctx, VKCOL_STAT_WORDS * 4, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, GPU_MEMORY_READBACK,
 		                      "batch stats", &f->stats));
-		gpu_binding bindings[5] = {{&f->pairs, 0, 0}, {&ctx->pool->meshes, 0, 0}, {&ctx->pool->vertices, 0, 0},
-		                           {&f->results, 0, 0}, {&f->stats, 0, 0}};
+		gpu_binding bindings[6] = {{&f->pairs, 0, 0},   {&ctx->pool->meshes, 0, 0}, {&ctx->pool->vertices, 0, 0},
+		                           {&f->results, 0, 0}, {&f->stats, 0, 0},         {&ctx->pool->clusters, 0, 0}};
 		TRY(gpu_pipeline_bind(ctx, approx, bindings, views, ctx->cube_sampler, &f->set));
 		VkCommandBufferAllocateInfo alloc = {VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO, NULL, ctx->command_pool,
 		                                     VK_COMMAND_BUFFER_LEVEL_PRIMARY, 1};
