@@ -20,6 +20,7 @@ import json
 import math
 import os
 import re
+import select
 import signal
 import struct
 import subprocess
@@ -491,6 +492,421 @@ def test_absurd_counts():
             r = run("mesh-info", path)
             expect_exit(r, 2)
             expect_error_line(r, name)
+
+
+# ---------------------------------------------------------------------------
+# collide
+#
+# Box against box (examples/box.obj, the unit cube centred on the origin),
+# B translated without rotation. Only clear-cut poses: with B moved by
+# (0.5, 0.3, 0.2) a vertex of B lies 0.2 deep inside A (collide, decided by the
+# cube map); moved by (1.2, 0, 0) the boxes are 0.2 apart although their
+# bounding spheres (radius 0.866) overlap (no collision, decided by the cube
+# map); moved by (3, 0, 0) the spheres are apart. Touching poses (B at x = 1,
+# or at the identity, every vertex on a face) are in the float tolerance band
+# and avoided.
+
+HIT = "1 0 0 0 0.5 0.3 0.2"
+NEAR_MISS = "1 0 0 0 1.2 0 0"
+FAR = "1 0 0 0 3 0 0"
+CSV_HEADER = "index,collide,stage,penetration,line"
+STAGES = {"spheres", "cube_map", "tree", "containment"}
+
+
+def box_path():
+    return os.path.join(EXAMPLES, "box.obj")
+
+
+def collide(poses_path, *extra, env=None, a=None, b=None):
+    need_device()
+    return run("collide", a or box_path(), b or box_path(), "--poses", poses_path, *extra, env=env)
+
+
+def parse_csv(text):
+    """The rows of collide's CSV output as dicts, after checking the header."""
+    lines = text.splitlines()
+    check(lines and lines[0] == CSV_HEADER, "CSV header %r, expected %r" % (lines[:1], CSV_HEADER))
+    rows = []
+    for l in lines[1:]:
+        f = l.split(",")
+        check(len(f) == 5, "CSV row %r has %d fields" % (l, len(f)))
+        check(f[1] in ("0", "1"), "collide %r is not 0 or 1" % f[1])
+        check(f[2] in STAGES, "stage %r is not one of %s" % (f[2], sorted(STAGES)))
+        rows.append({"index": int(f[0]), "collide": f[1] == "1", "stage": f[2],
+                     "penetration": float(f[3]), "line": int(f[4])})
+    return rows
+
+
+def check_rows(rows, expected):
+    """expected: (line, collide, stage) per pose, in order."""
+    check(len(rows) == len(expected), "%d rows, expected %d: %r" % (len(rows), len(expected), rows))
+    for i, (row, (line, hit, stage)) in enumerate(zip(rows, expected)):
+        check(row["index"] == i, "row %d has index %r" % (i, row["index"]))
+        check(row["line"] == line, "row %d: line %r, expected %d" % (i, row["line"], line))
+        check(row["collide"] == hit, "row %d (line %d): collide %r, expected %r" % (i, line, row["collide"], hit))
+        check(row["stage"] == stage, "row %d (line %d): stage %r, expected %r" % (i, line, row["stage"], stage))
+        if hit:
+            check(0 < row["penetration"] < 1, "row %d: penetration %r" % (i, row["penetration"]))
+        else:
+            check(row["penetration"] == 0, "row %d: penetration %r for a miss" % (i, row["penetration"]))
+
+
+# Comment lines (with leading blanks too), blank lines, blank-only lines:
+# index counts poses only, line counts every line.
+MIXED_POSES = "# header comment\n%s\n\n   # indented comment\n%s\n \t \n%s\n%s" % (HIT, FAR, NEAR_MISS, HIT)
+MIXED_EXPECTED = [(2, True, "cube_map"), (5, False, "spheres"), (7, False, "cube_map"), (8, True, "cube_map")]
+
+
+def test_collide_csv():
+    with tempfile.TemporaryDirectory() as d:
+        path = write(d, "poses.txt", MIXED_POSES)  # no final newline
+        r = collide(path)
+        expect_exit(r, 0)
+        check(r.stderr == "", "stderr not empty (progress on a pipe? validation?)\n" + r.describe())
+        check_rows(parse_csv(r.stdout), MIXED_EXPECTED)
+        # Other resolutions and mip levels give the same clear-cut answers.
+        for extra in (("--resolution", "16"), ("--resolution=256", "--mip", "2"), ("--mip", "10")):
+            r = collide(path, *extra)
+            expect_exit(r, 0)
+            check_rows(parse_csv(r.stdout), MIXED_EXPECTED)
+
+
+def test_collide_jsonl():
+    with tempfile.TemporaryDirectory() as d:
+        path = write(d, "poses.txt", MIXED_POSES + "\n")
+        r = collide(path, "--format", "jsonl")
+        expect_exit(r, 0)
+        check(r.stderr == "", r.describe())
+        rows = []
+        for l in r.stdout.splitlines():
+            try:
+                row = json.loads(l)
+            except ValueError as e:
+                raise Failure("not a JSON line: %r (%s)" % (l, e))
+            check(set(row) == {"index", "collide", "stage", "penetration", "line"}, "keys %r" % sorted(row))
+            check(isinstance(row["collide"], bool), "collide %r is not a JSON boolean" % row["collide"])
+            check(isinstance(row["index"], int) and isinstance(row["line"], int), "index/line not integers")
+            check(isinstance(row["penetration"], (int, float)), "penetration %r" % row["penetration"])
+            rows.append(row)
+        check_rows(rows, MIXED_EXPECTED)
+        # The same answers as the CSV.
+        r2 = collide(path)
+        expect_exit(r2, 0)
+        check([(x["collide"], x["stage"], x["penetration"]) for x in rows] ==
+              [(x["collide"], x["stage"], x["penetration"]) for x in parse_csv(r2.stdout)],
+              "jsonl and csv disagree\n%s\n%s" % (r.stdout, r2.stdout))
+
+
+def test_collide_separators():
+    # Commas, commas with blanks, tabs, CRLF line ends and a UTF-8 byte order
+    # mark all read as the plain file does; a rotation that maps the box onto
+    # itself (90 degrees about z) changes nothing; the quaternion need not be
+    # unit length.
+    text = ("\ufeff1,0,0,0,0.5,0.3,0.2\r\n"
+            "1, 0, 0, 0, 3, 0, 0\r\n"
+            "1\t0\t0\t0\t1.2\t0\t0\r\n"
+            "0.70710678 0 0 0.70710678, 0.5 0.3 0.2\r\n"
+            "2 0 0 0 1.2 0 0\n"
+            "-1e0 0 0 0 +5e-1 0.3 2E-1\n")
+    expected = [(1, True, "cube_map"), (2, False, "spheres"), (3, False, "cube_map"), (4, True, "cube_map"),
+                (5, False, "cube_map"), (6, True, "cube_map")]
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "poses.csv")
+        with open(path, "w", encoding="utf-8", newline="") as f:
+            f.write(text)
+        r = collide(path)
+        expect_exit(r, 0)
+        check_rows(parse_csv(r.stdout), expected)
+
+
+# Bad lines: (text, column of the offending field, pattern in the reason).
+BAD_LINES = [
+    ("1 0 0 0 0.5 0.3", 16, r"6 numbers, expected 7"),
+    ("1 0 0", 6, r"3 numbers, expected 7"),
+    ("1 0 zero 0 3 0 0", 5, r"'zero' is not a number"),
+    ("1 0 0 0 nan 0 0", 9, r"'nan' is not a finite number"),
+    ("1 0 0 0 3 0 -inf", 13, r"'-inf' is not a finite number"),
+    ("0 0 0 0 3 0 0", 1, r"zero quaternion"),
+    ("0,0,0,0,3,0,0", 1, r"zero quaternion"),
+    ("1 0 0 0 3 0 0 7", 15, r"unexpected '7'"),
+    ("1 0 0 0 3 0 0 garbage", 15, r"unexpected 'garbage'"),
+    ("1 0 0 0 3 0 0x", 13, r"'0x' is not a number"),
+    ("1 0 0 0 3 0 0 # a trailing comment", 15, r"unexpected '#'"),
+    ("1,0,0,,3,0,0", 7, r"empty field"),
+    ("1 0 0 0 1e39 0 0", 9, r"out of range"),
+]
+
+
+def test_collide_bad_lines():
+    # Lines 1-2 comments, 3-4 good poses, 5 blank, 6 bad, 7 a good pose never
+    # reached. The results of lines 3 and 4 are written before the error.
+    head = "# poses\n# more\n%s\n%s\n\n" % (HIT, FAR)
+    expected = [(3, True, "cube_map"), (4, False, "spheres")]
+    with tempfile.TemporaryDirectory() as d:
+        out = os.path.join(d, "out.csv")
+        for bad, column, reason in BAD_LINES:
+            path = write(d, "bad.txt", head + bad + "\n" + HIT + "\n")
+            r = collide(path, "--out", out)
+            try:
+                expect_exit(r, 2)
+                lines = r.stderr.splitlines()
+                check(len(lines) == 1, "expected one line on stderr\n" + r.describe())
+                want = "vkcollide: %s:6:%d: " % (path, column)
+                check(lines[0].startswith(want), "expected %r...\n%s" % (want, r.describe()))
+                check(re.search(reason, lines[0]), "reason does not match %r\n%s" % (reason, r.describe()))
+                with open(out) as f:
+                    check_rows(parse_csv(f.read()), expected)
+            except Failure as e:
+                raise Failure("bad line %r: %s" % (bad, e))
+
+        # On stdout too, and with one pose per block (the partial block after
+        # full ones is flushed), and in jsonl.
+        path = write(d, "bad.txt", head + "1 0 0 0 0.5 0.3 nan\n")
+        for extra in ((), ("--chunk", "1"), ("--chunk", "3")):
+            r = collide(path, *extra)
+            expect_exit(r, 2)
+            check(re.match(r"vkcollide: .*bad\.txt:6:17: ", r.stderr), r.describe())
+            check_rows(parse_csv(r.stdout), expected)
+        r = collide(path, "--format", "jsonl")
+        expect_exit(r, 2)
+        check_rows([json.loads(l) for l in r.stdout.splitlines()], expected)
+
+        # A bad first line: the header alone, and the error.
+        path = write(d, "bad.txt", "1 2 3\n")
+        r = collide(path)
+        expect_exit(r, 2)
+        check(r.stdout == CSV_HEADER + "\n", r.describe())
+        check(re.match(r"vkcollide: .*bad\.txt:1:6: ", r.stderr), r.describe())
+
+
+def test_collide_empty():
+    # No pose lines: the CSV header alone (jsonl: nothing), exit 0.
+    with tempfile.TemporaryDirectory() as d:
+        for name, text in (("empty.txt", ""), ("comments.txt", "# nothing\n\n  \n# yet\n")):
+            path = write(d, name, text)
+            r = collide(path)
+            expect_exit(r, 0)
+            check(r.stdout == CSV_HEADER + "\n" and r.stderr == "", r.describe())
+            r = collide(path, "--format", "jsonl")
+            expect_exit(r, 0)
+            check(r.stdout == "" and r.stderr == "", r.describe())
+
+
+def test_collide_out():
+    with tempfile.TemporaryDirectory() as d:
+        path = write(d, "poses.txt", MIXED_POSES)
+        out = os.path.join(d, "results.csv")
+        write(d, "results.csv", "old content that must go\n" * 10)
+        r = collide(path, "--out", out)
+        expect_exit(r, 0)
+        check(r.stdout == "" and r.stderr == "", "--out still wrote to stdout/stderr\n" + r.describe())
+        with open(out) as f:
+            check_rows(parse_csv(f.read()), MIXED_EXPECTED)
+        # Standard input as the poses file.
+        need_device()
+        p = subprocess.run([TOOL, "collide", box_path(), box_path(), "--poses", "-", "--out=" + out],
+                           input=MIXED_POSES.encode(), capture_output=True, timeout=TIMEOUT_S)
+        check(p.returncode == 0, "--poses - failed: %r" % p.stderr)
+        with open(out) as f:
+            check_rows(parse_csv(f.read()), MIXED_EXPECTED)
+        # The poses file itself is refused as the output, untouched.
+        r = collide(path, "--out", path)
+        expect_exit(r, 2)
+        with open(path) as f:
+            check(f.read() == MIXED_POSES, "--out overwrote the poses file")
+        # An output that cannot be created.
+        r = collide(path, "--out", os.path.join(d, "no", "such", "dir.csv"))
+        expect_exit(r, 2)
+        expect_error_line(r, "dir.csv")
+
+
+def test_collide_exact_mode():
+    with tempfile.TemporaryDirectory() as d:
+        path = write(d, "poses.txt", MIXED_POSES)
+        for poses in (path, write(d, "empty.txt", "")):
+            r = collide(poses, "--mode", "exact")
+            if r.returncode == 0:
+                # The library implements exact mode now: it must be right.
+                if poses == path:
+                    rows = parse_csv(r.stdout)
+                    check([x["collide"] for x in rows] == [e[1] for e in MIXED_EXPECTED], r.describe())
+                continue
+            expect_exit(r, 2)
+            check(r.stderr == "vkcollide: exact mode is not implemented yet (use --mode approx)\n", r.describe())
+            check(r.stdout == "", "output written although exact mode failed\n" + r.describe())
+        r = collide(path, "--mode", "approx")
+        expect_exit(r, 0)
+        check_rows(parse_csv(r.stdout), MIXED_EXPECTED)
+
+
+def test_collide_usage_errors():
+    box = box_path()
+    cases = [
+        (("collide",), "no mesh files"),
+        (("collide", box), "two needed"),
+        (("collide", box, box), "no --poses"),
+        (("collide", box, box, box, "--poses", "p"), "more than two"),
+        (("collide", box, box, "--poses"), "--poses"),
+        (("collide", box, box, "--poses", "p", "--resolution", "48"), "--resolution"),
+        (("collide", box, box, "--poses", "p", "--resolution", "2048"), "--resolution"),
+        (("collide", box, box, "--poses", "p", "--resolution=2"), "--resolution"),
+        (("collide", box, box, "--poses", "p", "--resolution", "-64"), "--resolution"),
+        (("collide", box, box, "--poses", "p", "--mode", "fast"), "--mode"),
+        (("collide", box, box, "--poses", "p", "--format", "xml"), "--format"),
+        (("collide", box, box, "--poses", "p", "--mip", "11"), "--mip"),
+        (("collide", box, box, "--poses", "p", "--chunk", "0"), "--chunk"),
+        (("collide", box, box, "--poses", "p", "--bogus"), "unknown option '--bogus'"),
+    ]
+    for args, message in cases:
+        r = run(*args)
+        expect_exit(r, 2)
+        check(r.stderr.startswith("vkcollide: collide: "), "first stderr line\n" + r.describe())
+        check(message in r.stderr, "stderr lacks %r\n%s" % (message, r.describe()))
+        check("usage: vkcollide collide" in r.stderr, "no usage on stderr\n" + r.describe())
+        check(r.stdout == "", r.describe())
+
+
+def test_collide_bad_inputs():
+    # Checked before any device work: these need no device.
+    with tempfile.TemporaryDirectory() as d:
+        poses = write(d, "poses.txt", HIT + "\n")
+        r = run("collide", box_path(), box_path(), "--poses", os.path.join(d, "missing.txt"))
+        expect_exit(r, 2)
+        expect_error_line(r, "missing.txt", r"no such file")
+        r = run("collide", box_path(), box_path(), "--poses", d)
+        expect_exit(r, 2)
+        expect_error_line(r, d, r"directory")
+        r = run("collide", box_path(), os.path.join(d, "no_mesh.obj"), "--poses", poses)
+        expect_exit(r, 2)
+        expect_error_line(r, "no_mesh.obj", r"no such file")
+        bad = write(d, "nan_mesh.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\nv nan 0 1\nf 1 2 3\nf 1 2 4\n")
+        r = run("collide", bad, box_path(), "--poses", poses)
+        expect_exit(r, 2)
+        expect_error_line(r, "nan_mesh.obj", r"vertex \d+")
+
+
+def test_collide_verify():
+    with tempfile.TemporaryDirectory() as d:
+        path = write(d, "poses.txt", MIXED_POSES)
+        r = collide(path, "--verify")
+        expect_exit(r, 0)
+        check_rows(parse_csv(r.stdout), MIXED_EXPECTED)
+        lines = r.stderr.splitlines()
+        check(len(lines) == 1 and lines[0].startswith("vkcollide: verify: "), "no summary\n" + r.describe())
+        check(re.search(r"\b4 poses, 4 agree \(100\.00%\), 0 false positives, 0 false negatives", lines[0]),
+              "unexpected summary\n" + r.describe())
+        check(re.search(r"says 2 collide", lines[0]), "reference count\n" + r.describe())
+        # A bad line: the summary covers the poses before it, then the error.
+        path = write(d, "bad.txt", HIT + "\n" + "1 0 0 0 nan 0 0\n")
+        r = collide(path, "--verify")
+        expect_exit(r, 2)
+        lines = r.stderr.splitlines()
+        check(len(lines) == 2 and "1 poses, 1 agree" in lines[0] and "bad.txt:2:9:" in lines[1], r.describe())
+
+
+def test_collide_many_poses():
+    # 300,000 poses, alternately a hit and a miss (a comment every 1000
+    # lines): streamed across blocks, every answer in order, on the line it
+    # belongs to. Also through standard input with the default block size.
+    count = 300000
+    poses = [HIT, NEAR_MISS]
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "many.txt")
+        line_of = []
+        with open(path, "w") as f:
+            line = 0
+            for i in range(count):
+                if i % 1000 == 0:
+                    f.write("# block %d\n" % (i // 1000))
+                    line += 1
+                f.write(poses[i % 2] + "\n")
+                line += 1
+                line_of.append(line)
+        out = os.path.join(d, "out.csv")
+        r = collide(path, "--out", out, "--chunk", "65536")
+        expect_exit(r, 0)
+        check(r.stderr == "", r.describe())
+        with open(path, "rb") as f:
+            p = subprocess.run([TOOL, "collide", box_path(), box_path(), "--poses", "-"], stdin=f,
+                               capture_output=True, timeout=TIMEOUT_S)
+        check(p.returncode == 0 and p.stderr == b"", "stdin run failed: %r" % p.stderr[-500:])
+        with open(out) as f:
+            from_file = f.read()
+        check(from_file == p.stdout.decode(), "file and stdin runs differ")
+        lines = from_file.splitlines()
+        check(lines[0] == CSV_HEADER, "header %r" % lines[0])
+        check(len(lines) == count + 1, "%d result lines for %d poses" % (len(lines) - 1, count))
+        for i, l in enumerate(lines[1:]):
+            index, hit, stage, _, line = l.split(",")
+            if index != str(i) or hit != ("1" if i % 2 == 0 else "0") or line != str(line_of[i]):
+                raise Failure("row %d is %r, expected index %d, collide %d, line %d"
+                              % (i, l, i, 1 - i % 2, line_of[i]))
+
+
+def test_collide_stream_and_interrupt():
+    # Poses trickling through a pipe are answered while the pipe is silent;
+    # an interrupt then ends the run with what was answered written.
+    need_device()
+    p = subprocess.Popen([TOOL, "collide", box_path(), box_path(), "--poses", "-", "--format", "jsonl"],
+                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        p.stdin.write(("%s\n%s\n# c\n%s\n" % (HIT, FAR, NEAR_MISS)).encode())
+        p.stdin.flush()
+        got = b""
+        deadline = TIMEOUT_S
+        while got.count(b"\n") < 3 and deadline > 0:
+            ready, _, _ = select.select([p.stdout], [], [], 1.0)
+            deadline -= 1
+            if ready:
+                chunk = os.read(p.stdout.fileno(), 4096)
+                if not chunk:
+                    break
+                got += chunk
+        check(got.count(b"\n") == 3, "the poses sent were not answered while the pipe was open: %r" % got)
+        rows = [json.loads(l) for l in got.decode().splitlines()]
+        check_rows(rows, [(1, True, "cube_map"), (2, False, "spheres"), (4, False, "cube_map")])
+        p.send_signal(signal.SIGINT)
+        out, err = p.communicate(timeout=TIMEOUT_S)
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+    check(p.returncode == 128 + signal.SIGINT, "exit %r after SIGINT, stderr %r" % (p.returncode, err))
+    check(out == b"", "output after the interrupt: %r" % out)
+    check(re.match(rb"vkcollide: interrupted: 3 poses answered and written, the last on line 4 of <stdin>\n$", err),
+          "stderr %r" % err)
+
+
+def test_collide_help():
+    r = run("help", "collide")
+    expect_exit(r, 0)
+    for word in ("--poses", "--mode", "--resolution", "--mip", "--format", "--out", "--chunk", "--verify",
+                 "--quiet", "qw qx qy qz tx ty tz", "R(q) x + t", "Hamilton", "FILE:LINE:COLUMN",
+                 CSV_HEADER, "spheres", "cube_map", "containment", "Default: approx"):
+        check(word in r.stdout, "help collide lacks %r\n%s" % (word, r.describe()))
+    r = run("collide", "--help")
+    expect_exit(r, 0)
+    check(r.stdout.startswith("usage: vkcollide collide A B --poses FILE"), r.describe())
+    r = run("--help")
+    check("collide" in r.stdout, "--help does not list collide")
+
+
+def test_collide_example_poses():
+    # The README's example: examples/poses.txt is what make_poses.py writes,
+    # and the torus pair answers all 2,000 poses with 30..60 % colliding.
+    path = os.path.join(EXAMPLES, "poses.txt")
+    p = subprocess.run([sys.executable, os.path.join(EXAMPLES, "make_poses.py"), "--out", "-"],
+                       capture_output=True, timeout=TIMEOUT_S)
+    check(p.returncode == 0, "make_poses.py failed: %r" % p.stderr)
+    with open(path, "rb") as f:
+        check(f.read() == p.stdout, "examples/poses.txt is not what examples/make_poses.py writes")
+    torus = os.path.join(EXAMPLES, "torus.obj")
+    r = collide(path, a=torus, b=torus)
+    expect_exit(r, 0)
+    rows = parse_csv(r.stdout)
+    check(len(rows) == 2000, "%d rows" % len(rows))
+    fraction = sum(x["collide"] for x in rows) / len(rows)
+    check(0.3 <= fraction <= 0.6, "collide fraction %.3f" % fraction)
 
 
 # ---------------------------------------------------------------------------
