@@ -56,6 +56,19 @@ static inline vkcol_mesh gpu_mesh(vkcol_context *ctx, const meshgen_mesh *m, uin
 	return mesh;
 }
 
+// A cube of half-extent `half` centred on the origin (12 triangles), at the
+// given cube-map resolution. The library copies the data, so nothing is kept.
+static inline vkcol_mesh gpu_cube(vkcol_context *ctx, float half, uint32_t resolution, const char *name)
+{
+	meshgen_mesh box;
+	const float lo[3] = {-half, -half, -half}, hi[3] = {half, half, half};
+	vkcol_mesh mesh = {0};
+	ENSURE(meshgen_box(&box, lo, hi, 1, false));
+	mesh = gpu_mesh(ctx, &box, resolution, name);
+	meshgen_free(&box);
+	return mesh;
+}
+
 static inline vkcol_pose pose_identity(void)
 {
 	vkcol_pose p = {{1, 0, 0, 0}, {0, 0, 0}};

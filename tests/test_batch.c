@@ -25,14 +25,7 @@ static void test_boxes_analytic(void)
 	vkcol_context *ctx = gpu_context();
 	if (!ctx)
 		return;
-	meshgen_mesh box;
-	const float lo[3] = {-1, -1, -1}, hi[3] = {1, 1, 1};
-	ENSURE(meshgen_box(&box, lo, hi, 1, false));
-	vkcol_mesh a = gpu_mesh(ctx, &box, 64, "box a");
-	meshgen_mesh small;
-	const float slo[3] = {-0.8f, -0.8f, -0.8f}, shi[3] = {0.8f, 0.8f, 0.8f};
-	ENSURE(meshgen_box(&small, slo, shi, 1, false));
-	vkcol_mesh b = gpu_mesh(ctx, &small, 64, "box b");
+	vkcol_mesh a = gpu_cube(ctx, 1.0f, 64, "box a"), b = gpu_cube(ctx, 0.8f, 64, "box b");
 	const float straight[] = {0.0f, 1.0f, 1.7f, 1.9f, 3.0f, 4.5f, 100.0f};
 	const int straight_hit[] = {1, 1, 1, 0, 0, 0, 0};
 	const float turned[] = {0.5f, 2.0f, 2.3f, 3.0f};
@@ -73,8 +66,6 @@ static void test_boxes_analytic(void)
 	ENSURE(run(ctx, moved, 2, mr, 0) == VKCOL_SUCCESS);
 	ENSURE_EQ_INT(mr[0].collide, 1);
 	ENSURE_EQ_INT(mr[1].collide, 0);
-	meshgen_free(&box);
-	meshgen_free(&small);
 	ENSURE_EQ_INT(vkcol_context_validation_message_count(ctx), 0);
 	vkcol_context_destroy(ctx);
 }
@@ -174,13 +165,7 @@ static void test_large_batch_chunks(void)
 	vkcol_context *ctx = gpu_context();
 	if (!ctx)
 		return;
-	meshgen_mesh box;
-	const float lo[3] = {-1, -1, -1}, hi[3] = {1, 1, 1};
-	ENSURE(meshgen_box(&box, lo, hi, 1, false));
-	meshgen_mesh small;
-	const float slo[3] = {-0.8f, -0.8f, -0.8f}, shi[3] = {0.8f, 0.8f, 0.8f};
-	ENSURE(meshgen_box(&small, slo, shi, 1, false));
-	vkcol_mesh a = gpu_mesh(ctx, &box, 8, "a"), b = gpu_mesh(ctx, &small, 8, "b");
+	vkcol_mesh a = gpu_cube(ctx, 1.0f, 8, "a"), b = gpu_cube(ctx, 0.8f, 8, "b");
 	uint64_t n = 65535ull * VKCOL_WORKGROUP_SIZE + 1234;
 	vkcol_pair *pairs = malloc(n * sizeof(*pairs));
 	vkcol_pair_result *results = malloc(n * sizeof(*results));
@@ -199,8 +184,6 @@ static void test_large_batch_chunks(void)
 	ENSURE_EQ_INT(vkcol_context_validation_message_count(ctx), 0);
 	free(pairs);
 	free(results);
-	meshgen_free(&box);
-	meshgen_free(&small);
 	vkcol_context_destroy(ctx);
 }
 
@@ -211,13 +194,7 @@ static void test_chunks_and_interrupt(void)
 	vkcol_context *ctx = gpu_context();
 	if (!ctx)
 		return;
-	meshgen_mesh box;
-	const float lo[3] = {-1, -1, -1}, hi[3] = {1, 1, 1};
-	ENSURE(meshgen_box(&box, lo, hi, 1, false));
-	meshgen_mesh small;
-	const float slo[3] = {-0.8f, -0.8f, -0.8f}, shi[3] = {0.8f, 0.8f, 0.8f};
-	ENSURE(meshgen_box(&small, slo, shi, 1, false));
-	vkcol_mesh a = gpu_mesh(ctx, &box, 16, "a"), b = gpu_mesh(ctx, &small, 32, "b");
+	vkcol_mesh a = gpu_cube(ctx, 1.0f, 16, "a"), b = gpu_cube(ctx, 0.8f, 32, "b");
 	uint64_t n = 10007;
 	vkcol_pair *pairs = malloc(n * sizeof(*pairs));
 	vkcol_pair_result *results = malloc(n * sizeof(*results));
@@ -257,8 +234,6 @@ static void test_chunks_and_interrupt(void)
 		ENSURE(results[i].stage == VKCOL_STAGE_NONE && results[i].collide == 0);
 	free(pairs);
 	free(results);
-	meshgen_free(&box);
-	meshgen_free(&small);
 	ENSURE_EQ_INT(vkcol_context_validation_message_count(ctx), 0);
 	vkcol_context_destroy(ctx);
 }
@@ -268,10 +243,7 @@ static void test_bad_input(void)
 	vkcol_context *ctx = gpu_context();
 	if (!ctx)
 		return;
-	meshgen_mesh box;
-	const float lo[3] = {-1, -1, -1}, hi[3] = {1, 1, 1};
-	ENSURE(meshgen_box(&box, lo, hi, 1, false));
-	vkcol_mesh a = gpu_mesh(ctx, &box, 8, "a");
+	vkcol_mesh a = gpu_cube(ctx, 1.0f, 8, "a");
 	vkcol_pair good = {a, a, pose_identity(), pose_at(0.5f, 0, 0)};
 	vkcol_pair pairs[4] = {good, good, good, good};
 	vkcol_pair_result results[4];
@@ -326,7 +298,6 @@ static void test_bad_input(void)
 	ENSURE(vkcol_batch_run(NULL, &bd, results) == VKCOL_ERROR_INVALID_ARGUMENT);
 	bd.pair_count = 0;
 	ENSURE(vkcol_batch_run(ctx, &bd, NULL) == VKCOL_SUCCESS);
-	meshgen_free(&box);
 	ENSURE_EQ_INT(vkcol_context_validation_message_count(ctx), 0);
 	vkcol_context_destroy(ctx);
 }
