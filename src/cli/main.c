@@ -1617,7 +1617,9 @@ static int stream_poses(collide_job *job, pose_reader *reader, const char *mode_
 				}
 			}
 			if (!write_block(job, answered)) {
-				error_line("%s: cannot write the results: %s", job->out_name, strerror(errno));
+				int e = errno; // before the progress line's own writes
+				progress_clear(&job->progress);
+				error_line("%s: cannot write the results: %s", job->out_name, strerror(e));
 				return EXIT_RUNTIME;
 			}
 			progress_show(&job->progress, job->answered, job->collide);
@@ -1844,8 +1846,9 @@ int main(int argc, char **argv)
 		return usage_error(NULL, "unknown command '%s'", name);
 	}
 	int status = cmd->run(cmd, argc - 1, argv + 1);
-	// A full disk or a closed pipe must not pass for success.
-	if (fflush(stdout) != 0 || ferror(stdout)) {
+	// A full disk or a closed pipe must not pass for success (a command that
+	// failed has said why already).
+	if ((fflush(stdout) != 0 || ferror(stdout)) && status == 0) {
 		error_line("cannot write the output: %s", strerror(errno));
 		return EXIT_RUNTIME;
 	}
