@@ -720,6 +720,23 @@ def test_collide_out():
         expect_error_line(r, "dir.csv")
 
 
+def test_collide_write_error():
+    # A full disk is a runtime failure, said once, not a silent success.
+    if not os.path.exists("/dev/full"):
+        raise Skip("no /dev/full")
+    with tempfile.TemporaryDirectory() as d:
+        path = write(d, "poses.txt", MIXED_POSES)
+        r = collide(path, "--out", "/dev/full")
+        expect_exit(r, 1)
+        check(re.match(r"vkcollide: /dev/full: cannot write the results: .+\n$", r.stderr), r.describe())
+        need_device()
+        with open("/dev/full", "w") as full:
+            p = subprocess.run([TOOL, "collide", box_path(), box_path(), "--poses", path], stdout=full,
+                               stderr=subprocess.PIPE, timeout=TIMEOUT_S)
+        check(p.returncode == 1, "exit %d writing to a full stdout" % p.returncode)
+        check(len(p.stderr.splitlines()) == 1 and b"cannot write" in p.stderr, "stderr %r" % p.stderr)
+
+
 def test_collide_exact_mode():
     with tempfile.TemporaryDirectory() as d:
         path = write(d, "poses.txt", MIXED_POSES)
