@@ -38,7 +38,7 @@ MESH_INFO_KEYS = {
     "file", "submesh_count", "vertex_count", "unique_vertex_count", "triangle_count",
     "degenerate_count", "closed", "boundary_edge_count", "nonmanifold_edge_count",
     "aabb_min", "aabb_max", "sphere_center", "sphere_radius", "origin", "origin_inside",
-    "volume", "tree", "cube_resolution", "device_bytes", "device",
+    "volume", "tree", "cube_resolution", "star_shaped", "cube_multi_hit_fraction", "device_bytes", "device",
 }
 TREE_KEYS = {"depth", "node_count", "leaf_count", "leaf_size_min", "leaf_size_mean", "leaf_size_max"}
 DEVICE_KEYS = {
@@ -272,6 +272,8 @@ def test_box():
     check(info["boundary_edge_count"] == 0 and info["nonmanifold_edge_count"] == 0, "box has bad edges")
     check(info["degenerate_count"] == 0, "box has degenerate triangles")
     check(close(info["volume"], 1.0, 1e-5), "volume %r" % info["volume"])
+    # A convex box seen from its centre: one hit per ray.
+    check(info["star_shaped"] is True and info["cube_multi_hit_fraction"] == 0, "box not star-shaped")
     check(all(close(v, -0.5, 1e-6) for v in info["aabb_min"]), "aabb_min %r" % info["aabb_min"])
     check(all(close(v, 0.5, 1e-6) for v in info["aabb_max"]), "aabb_max %r" % info["aabb_max"])
     check(info["origin_inside"] is True, "box origin not inside")
@@ -318,6 +320,9 @@ def test_torus():
     expected = abs(signed_volume(vertices, triangles))
     check(close(info["volume"], expected, 1e-4), "volume %r, expected %r" % (info["volume"], expected))
     check_sphere(info, vertices)
+    # From a point in the tube, rays that cross the hole meet the far side too.
+    check(info["star_shaped"] is False and 0 < info["cube_multi_hit_fraction"] < 0.5,
+          "torus star-shapedness %r %r" % (info["star_shaped"], info["cube_multi_hit_fraction"]))
 
 
 def test_open_model():

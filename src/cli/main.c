@@ -649,6 +649,13 @@ static void print_mesh_text(FILE *out, const mesh_report *m)
 	fprintf(out, "%-*s min %u, mean %.2f, max %u triangles\n", w, "leaf size", in->tree_leaf_min,
 	        in->tree_leaf_mean, in->tree_leaf_max);
 	fprintf(out, "%-*s %u x %u texels per face\n", w, "cube map", in->cube_resolution, in->cube_resolution);
+	// R != G: the ray from the origin meets the surface at two distances, so
+	// the origin does not see the whole surface and approx mode overestimates.
+	if (in->star_shaped)
+		fprintf(out, "%-*s yes: every ray from the origin meets the surface once\n", w, "star-shaped");
+	else
+		fprintf(out, "%-*s no: %.2f%% of level-0 texels see the surface at several distances\n", w, "star-shaped",
+		        100.0 * in->cube_multi_hit_fraction);
 	format_bytes(in->device_bytes, bytes, sizeof(bytes));
 	fprintf(out, "%-*s %s (%" PRIu64 " bytes) on %s\n", w, "device memory", bytes, in->device_bytes,
 	        m->device_name);
@@ -684,8 +691,11 @@ static void print_mesh_json(FILE *out, const mesh_report *m)
 	        ", \"leaf_size_mean\": ",
 	        in->tree_depth, in->tree_node_count, in->tree_leaf_count, in->tree_leaf_min);
 	json_float(out, in->tree_leaf_mean, 9);
-	fprintf(out, ", \"leaf_size_max\": %u}, \"cube_resolution\": %u, \"device_bytes\": %" PRIu64 ", \"device\": ",
-	        in->tree_leaf_max, in->cube_resolution, in->device_bytes);
+	fprintf(out,
+	        ", \"leaf_size_max\": %u}, \"cube_resolution\": %u, \"star_shaped\": %s, \"cube_multi_hit_fraction\": %.6f, "
+	        "\"device_bytes\": %" PRIu64 ", \"device\": ",
+	        in->tree_leaf_max, in->cube_resolution, in->star_shaped ? "true" : "false", (double)in->cube_multi_hit_fraction,
+	        in->device_bytes);
 	json_string(out, m->device_name);
 	fputs("}\n", out);
 }
