@@ -302,3 +302,22 @@ vkcol_mesh_desc meshgen_desc(const meshgen_mesh *mesh, const char *name)
 	d.name = name;
 	return d;
 }
+
+bool meshgen_merge(meshgen_mesh *out, const meshgen_mesh *a, const meshgen_mesh *b)
+{
+	memset(out, 0, sizeof(*out));
+	out->vertex_count = a->vertex_count + b->vertex_count;
+	out->triangle_count = a->triangle_count + b->triangle_count;
+	out->positions = malloc(3 * sizeof(float) * out->vertex_count);
+	out->indices = malloc(3 * sizeof(uint32_t) * out->triangle_count);
+	if (!out->positions || !out->indices) {
+		meshgen_free(out);
+		return false;
+	}
+	memcpy(out->positions, a->positions, 3 * sizeof(float) * a->vertex_count);
+	memcpy(out->positions + 3 * (size_t)a->vertex_count, b->positions, 3 * sizeof(float) * b->vertex_count);
+	memcpy(out->indices, a->indices, 3 * sizeof(uint32_t) * a->triangle_count);
+	for (uint32_t i = 0; i < 3 * b->triangle_count; ++i)
+		out->indices[3 * (size_t)a->triangle_count + i] = b->indices[i] + a->vertex_count;
+	return true;
+}

@@ -46,6 +46,10 @@ bool meshgen_soup(meshgen_mesh *out, uint32_t triangle_count, float extent, floa
 // Flat open grid in the z = 0 plane over [0, sx] x [0, sy], nx x ny quads.
 bool meshgen_grid(meshgen_mesh *out, uint32_t nx, uint32_t ny, float sx, float sy);
 
+// One mesh holding a's triangles and then b's (b's indices shifted past a's
+// vertices): two separate pieces. Returns false, *out zeroed, without memory.
+bool meshgen_merge(meshgen_mesh *out, const meshgen_mesh *a, const meshgen_mesh *b);
+
 // Scales then translates every vertex: v -> v * scale + offset.
 void meshgen_transform(meshgen_mesh *mesh, float scale, const float offset[3]);
 

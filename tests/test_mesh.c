@@ -537,16 +537,8 @@ static void test_build_two_boxes(void)
 	meshgen_mesh a, b;
 	ENSURE(meshgen_box(&a, lo1, hi1, 2, false));
 	ENSURE(meshgen_box(&b, lo2, hi2, 2, false));
-	meshgen_mesh g = {0};
-	g.vertex_count = a.vertex_count + b.vertex_count;
-	g.triangle_count = a.triangle_count + b.triangle_count;
-	g.positions = malloc(3 * sizeof(float) * g.vertex_count);
-	g.indices = malloc(3 * sizeof(uint32_t) * g.triangle_count);
-	memcpy(g.positions, a.positions, 3 * sizeof(float) * a.vertex_count);
-	memcpy(g.positions + 3 * a.vertex_count, b.positions, 3 * sizeof(float) * b.vertex_count);
-	memcpy(g.indices, a.indices, 3 * sizeof(uint32_t) * a.triangle_count);
-	for (uint32_t i = 0; i < 3 * b.triangle_count; ++i)
-		g.indices[3 * a.triangle_count + i] = b.indices[i] + a.vertex_count;
+	meshgen_mesh g;
+	ENSURE(meshgen_merge(&g, &a, &b));
 	mesh_cpu m;
 	if (build(&g, &m)) {
 		ENSURE(m.closed);

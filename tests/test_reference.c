@@ -528,16 +528,8 @@ static void test_collide_components(void)
 	meshgen_mesh a, b;
 	ENSURE(meshgen_box(&a, lo1, hi1, 1, false));
 	ENSURE(meshgen_box(&b, lo2, hi2, 1, false));
-	meshgen_mesh g = {0};
-	g.vertex_count = a.vertex_count + b.vertex_count;
-	g.triangle_count = a.triangle_count + b.triangle_count;
-	g.positions = malloc(3 * sizeof(float) * g.vertex_count);
-	g.indices = malloc(3 * sizeof(uint32_t) * g.triangle_count);
-	memcpy(g.positions, a.positions, 3 * sizeof(float) * a.vertex_count);
-	memcpy(g.positions + 3 * a.vertex_count, b.positions, 3 * sizeof(float) * b.vertex_count);
-	memcpy(g.indices, a.indices, 3 * sizeof(uint32_t) * a.triangle_count);
-	for (uint32_t i = 0; i < 3 * b.triangle_count; ++i)
-		g.indices[3 * a.triangle_count + i] = b.indices[i] + a.vertex_count;
+	meshgen_mesh g;
+	ENSURE(meshgen_merge(&g, &a, &b));
 	mesh_cpu two, big;
 	if (build(&g, &two) && build_box(&big, -2, -2, -2, 2, 2, 2, 1)) {
 		ENSURE(two.closed);
