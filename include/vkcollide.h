@@ -302,8 +302,9 @@ VKCOL_API vkcol_result vkcol_reference_collide(const vkcol_context *ctx, const v
 
 typedef enum vkcol_mode {
 	VKCOL_MODE_DEFAULT = 0, ///< VKCOL_MODE_APPROX until exact mode is implemented
-	/// The cube-map test alone (US 7,928,993): a pair collides when a vertex of
-	/// one mesh lies within the other's outer map distance. Fast; its
+	/// The cube-map test (US 7,928,993): a pair collides when a vertex of one
+	/// mesh lies within the other's outer map distance, or when the inner balls
+	/// of two closed meshes overlap (a sure collision, tested first). Fast; its
 	/// disagreement with exact mode is measured per resolution in README.md.
 	VKCOL_MODE_APPROX = 1,
 	/// Agrees with vkcol_reference_collide away from the float tolerance.
@@ -314,7 +315,7 @@ typedef enum vkcol_mode {
 /// Which stage decided a pair.
 typedef enum vkcol_stage {
 	VKCOL_STAGE_NONE = 0,        ///< not decided (an error occurred)
-	VKCOL_STAGE_SPHERES = 1,     ///< bounding spheres apart: no collision
+	VKCOL_STAGE_SPHERES = 1,     ///< bounding volumes (spheres, then boxes) apart: no collision
 	VKCOL_STAGE_CUBE_MAP = 2,    ///< decided by the cube-map vertex test
 	VKCOL_STAGE_TREE = 3,        ///< decided by the AABB-tree traversal (exact mode)
 	VKCOL_STAGE_CONTAINMENT = 4, ///< decided by the containment test (exact mode)
@@ -324,9 +325,12 @@ typedef enum vkcol_stage {
 typedef struct vkcol_pair_result {
 	uint32_t collide;     ///< 1 = the meshes intersect, 0 = they do not
 	uint32_t stage;       ///< a vkcol_stage
-	/// approx mode: the largest (map distance - vertex distance) over the
-	/// vertices found inside, in mesh units; 0 when none was found. The search
-	/// stops early, so this is a lower bound of the deepest vertex.
+	/// approx mode, in mesh units: how far the inner balls of two closed
+	/// meshes overlap (each origin's ball up to the nearest triangle lies in
+	/// its solid) when they do; else the depth of the first vertex found
+	/// inside, below the other's map surface along the ray from its origin;
+	/// 0 when apart. The search stops at the first witness, so this is a lower
+	/// bound, not the deepest penetration.
 	float penetration;
 	uint32_t triangle_pairs; ///< exact mode: intersecting triangle pairs found; 0 in approx mode
 } vkcol_pair_result;

@@ -47,4 +47,14 @@ vec4 quat_mul(vec4 a, vec4 b)
 	return vec4(a.w * b.xyz + b.w * a.xyz + cross(a.xyz, b.xyz), a.w * b.w - dot(a.xyz, b.xyz));
 }
 
+// Rotation matrix of the unit quaternion q = (w, x, y, z) stored as
+// vec4(x, y, z, w); GLSL matrices are column major.
+mat3 quat_to_mat3(vec4 q)
+{
+	float x = q.x, y = q.y, z = q.z, w = q.w;
+	return mat3(1.0 - 2.0 * (y * y + z * z), 2.0 * (x * y + w * z), 2.0 * (x * z - w * y),
+	            2.0 * (x * y - w * z), 1.0 - 2.0 * (x * x + z * z), 2.0 * (y * z + w * x),
+	            2.0 * (x * z + w * y), 2.0 * (y * z - w * x), 1.0 - 2.0 * (x * x + y * y));
+}
+
 #endif

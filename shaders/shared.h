@@ -82,7 +82,15 @@ VKCOL_STRUCT(vkcol_gpu_mesh) {
 	VKCOL_U32 map_levels;    // mip levels of the map
 	VKCOL_U32 cluster_first; // into the batch cluster pool
 	VKCOL_U32 cluster_count;
-	VKCOL_U32 pad0, pad1;
+	// > 0 only for closed meshes with an inside origin: the ball of this
+	// radius around the origin lies inside the solid (shrunk for float
+	// rounding).
+	VKCOL_F32 inner_radius;
+	VKCOL_U32 pad0;
+	VKCOL_F32 aabb_min_x, aabb_min_y, aabb_min_z;
+	VKCOL_U32 pad1;
+	VKCOL_F32 aabb_max_x, aabb_max_y, aabb_max_z;
+	VKCOL_U32 pad2;
 } VKCOL_STRUCT_END(vkcol_gpu_mesh)
 
 #define VKCOL_CLUSTER_SIZE 32
@@ -135,7 +143,7 @@ VKCOL_STRUCT(vkcol_sample_raw_params) {
 #ifndef VULKAN
 _Static_assert(sizeof(vkcol_cubemap_build_params) == 16, "push constant layout");
 _Static_assert(sizeof(vkcol_cubemap_mip_params) == 16, "push constant layout");
-_Static_assert(sizeof(vkcol_gpu_mesh) == 64, "std430 layout of vkcol_gpu_mesh");
+_Static_assert(sizeof(vkcol_gpu_mesh) == 96, "std430 layout of vkcol_gpu_mesh");
 _Static_assert(sizeof(vkcol_gpu_pair) == 64, "std430 layout of vkcol_gpu_pair");
 _Static_assert(sizeof(vkcol_gpu_result) == 16, "std430 layout of vkcol_gpu_result");
 _Static_assert(sizeof(vkcol_approx_params) == 16, "push constant layout");

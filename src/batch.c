@@ -134,6 +134,20 @@ static uint32_t emit_vertices(const mesh_cpu *m, uint8_t *seen, float *out, floa
 	return n;
 }
 
+// The inner radius the shaders may trust: float transforms of points at the
+// mesh's coordinates err by a few ulps of the largest coordinate, so that much
+// (generously) comes off; 0 disables the inner-ball test.
+static float inner_radius_for_gpu(const mesh_cpu *m)
+{
+	if (!m->closed || !m->origin_inside)
+		return 0.0f;
+	double scale = 0.0;
+	for (int k = 0; k < 3; k++)
+		scale = fmax(scale, fmax(fabs(m->aabb_min[k]), fabs(m->aabb_max[k])));
+	double r = m->inner_radius - 1e-5 * scale;
+	return r > 0 ? (float)r : 0.0f;
+}
+
 static vkcol_result pool_build(vkcol_context *ctx)
 {
 	const core_env *env = &ctx->env;
@@ -223,6 +237,13 @@ static vkcol_result pool_build(vkcol_context *ctx)
 		    .map_levels = s->cube.levels,
 		    .cluster_first = cluster_first,
 		    .cluster_count = cluster_next - cluster_first,
+		    .inner_radius = inner_radius_for_gpu(&s->cpu),
+		    .aabb_min_x = s->cpu.aabb_min[0],
+		    .aabb_min_y = s->cpu.aabb_min[1],
+		    .aabb_min_z = s->cpu.aabb_min[2],
+		    .aabb_max_x = s->cpu.aabb_max[0],
+		    .aabb_max_y = s->cpu.aabb_max[1],
+		    .aabb_max_z = s->cpu.aabb_max[2],
 		};
 		vertex_first += used_vertices;
 

@@ -758,15 +758,21 @@ static void find_origin(const core_env *env, mesh_cpu *m, const double centroid[
 	double c[3];
 	for (int k = 0; k < 3; ++k)
 		c[k] = m->origin[k];
-	if (ref_point_in_solid(m, c) && surface_distance(m, c) > margin) {
+	double dc = 0.0;
+	if (ref_point_in_solid(m, c) && (dc = surface_distance(m, c)) > margin) {
 		m->origin_inside = true;
+		m->inner_radius = dc;
 		return;
 	}
 	double p[3], d = 0.0;
 	if (search_interior_point(env, m, p, &d) && d > margin) {
-		for (int k = 0; k < 3; ++k)
+		for (int k = 0; k < 3; ++k) {
 			m->origin[k] = (float)p[k];
+			c[k] = m->origin[k];
+		}
 		m->origin_inside = true;
+		// Measured again at the float origin actually stored.
+		m->inner_radius = surface_distance(m, c);
 	}
 }
 

@@ -24,6 +24,10 @@ typedef struct mesh_cpu {
 	float sphere_radius;
 	float origin[3];
 	bool origin_inside;
+	// Distance from origin (as stored, in float) to the nearest triangle when
+	// origin_inside, else 0: the ball of this radius around the origin lies
+	// inside the solid.
+	double inner_radius;
 	aabb_tree tree;
 	char name[64];
 } mesh_cpu;

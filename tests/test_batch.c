@@ -51,13 +51,12 @@ static void test_boxes_analytic(void)
 			ENSURE(results[i].stage == VKCOL_STAGE_CUBE_MAP && results[i].penetration >= 0.0f);
 	}
 	// d = 100: bounding spheres (radii sqrt 3 and 0.8 sqrt 3) are apart; at
-	// d = 3 they overlap.
+	// d = 3 they overlap but the boxes do not: stage 0 decides both.
 	ENSURE_EQ_INT(results[6].stage, VKCOL_STAGE_SPHERES);
-	ENSURE_EQ_INT(results[4].stage, VKCOL_STAGE_CUBE_MAP);
-	// Penetration at d = 1: B's leading corners (0.2, +-0.8, +-0.8) lie at
-	// 1.149 from A's origin, where A's surface is at 1 / 0.696 = 1.436 along
-	// that ray: 0.287 deep.
-	ENSURE_MSG(fabsf(results[1].penetration - 0.287f) < 0.02f, "penetration %g", results[1].penetration);
+	ENSURE_EQ_INT(results[4].stage, VKCOL_STAGE_SPHERES);
+	// Penetration at d = 1: the origins' inner balls (radii 1 and 0.8, the
+	// distances to the nearest faces) overlap by 1 + 0.8 - 1 = 0.8.
+	ENSURE_MSG(fabsf(results[1].penetration - 0.8f) < 0.01f, "penetration %g", results[1].penetration);
 	// Poses of both meshes matter, not only the relative one: moving both by
 	// the same rigid motion changes nothing.
 	vkcol_pose ra = pose_rot(1.0f, 0.6f, 0.0f, 0.8f, 5, -7, 2);
@@ -133,14 +132,30 @@ static bool on_progress(void *user, uint64_t done, uint64_t total)
 	return p->stop_after == 0 || p->calls < p->stop_after;
 }
 
-// A: half-extent 1, B: half-extent 0.8. Pair i: B at x = 0.5 (collides) when
-// i % 3 == 0, far (spheres decide) when i % 3 == 1, near but apart (x = 2.6:
-// spheres overlap, no vertex inside) when i % 3 == 2.
+// The pattern's meshes: A the box [-3, 3] x [-1, 1]^2 (inner radius 1), B a
+// coarse sphere of radius 0.5 (26 vertices). Pair i:
+//  i % 3 == 0: B at (2.5, 0.9, 0.9): its centre is inside A, but the inner
+//     balls (1 + ~0.35) do not reach (2.81 apart): stage 1 finds a vertex;
+//  i % 3 == 1: B far away: stage 0;
+//  i % 3 == 2: B at (2.5, 1.4, 1.4): bounding spheres and boxes overlap, but
+//     B's vertices stay 0.066 clear of A's edge (y = z = 1): stage 1, apart.
+static void pattern_meshes(vkcol_context *ctx, uint32_t res_a, uint32_t res_b, vkcol_mesh *a, vkcol_mesh *b)
+{
+	meshgen_mesh box, ball;
+	const float lo[3] = {-3, -1, -1}, hi[3] = {3, 1, 1}, c[3] = {0, 0, 0};
+	ENSURE(meshgen_box(&box, lo, hi, 1, false));
+	ENSURE(meshgen_sphere(&ball, c, 0.5f, 4, 8));
+	*a = gpu_mesh(ctx, &box, res_a, "long box");
+	*b = gpu_mesh(ctx, &ball, res_b, "coarse ball");
+	meshgen_free(&box);
+	meshgen_free(&ball);
+}
+
 static void fill_pattern(vkcol_pair *pairs, uint64_t n, vkcol_mesh a, vkcol_mesh b)
 {
 	for (uint64_t i = 0; i < n; i++) {
-		float x = i % 3 == 0 ? 0.5f : (i % 3 == 1 ? 50.0f : 2.6f);
-		pairs[i] = (vkcol_pair){a, b, pose_identity(), pose_at(x, 0, 0)};
+		vkcol_pose pb = i % 3 == 0 ? pose_at(2.5f, 0.9f, 0.9f) : (i % 3 == 1 ? pose_at(50, 0, 0) : pose_at(2.5f, 1.4f, 1.4f));
+		pairs[i] = (vkcol_pair){a, b, pose_identity(), pb};
 	}
 }
 
@@ -165,7 +180,8 @@ static void test_large_batch_chunks(void)
 	vkcol_context *ctx = gpu_context();
 	if (!ctx)
 		return;
-	vkcol_mesh a = gpu_cube(ctx, 1.0f, 8, "a"), b = gpu_cube(ctx, 0.8f, 8, "b");
+	vkcol_mesh a, b;
+	pattern_meshes(ctx, 8, 8, &a, &b);
 	uint64_t n = 65535ull * VKCOL_WORKGROUP_SIZE + 1234;
 	vkcol_pair *pairs = malloc(n * sizeof(*pairs));
 	vkcol_pair_result *results = malloc(n * sizeof(*results));
@@ -194,7 +210,8 @@ static void test_chunks_and_interrupt(void)
 	vkcol_context *ctx = gpu_context();
 	if (!ctx)
 		return;
-	vkcol_mesh a = gpu_cube(ctx, 1.0f, 16, "a"), b = gpu_cube(ctx, 0.8f, 32, "b");
+	vkcol_mesh a, b;
+	pattern_meshes(ctx, 16, 32, &a, &b);
 	uint64_t n = 10007;
 	vkcol_pair *pairs = malloc(n * sizeof(*pairs));
 	vkcol_pair_result *results = malloc(n * sizeof(*results));
@@ -213,10 +230,12 @@ static void test_chunks_and_interrupt(void)
 	ENSURE_EQ_INT(stats.pairs, n);
 	ENSURE_EQ_INT(stats.sphere_rejected, far);
 	ENSURE_EQ_INT(stats.collisions, hits);
-	// A near pair moves all 8 + 8 box vertices and finds none inside; a hit
-	// stops at its first inside vertex of B (1 to 8 tests); far pairs none.
-	ENSURE(stats.vertex_tests >= 16 * near + hits && stats.vertex_tests <= 16 * near + 8 * hits);
-	ENSURE(stats.cube_samples >= hits && stats.cube_samples <= stats.vertex_tests);
+	// A hit stops at its first inside vertex of B (1 to 26 tests); a near
+	// pair tests every vertex of B and of A (8) that its clusters let
+	// through, and samples at least one (A's corner (3, 1, 1) lies in B's
+	// box); far pairs test none.
+	ENSURE(stats.vertex_tests >= hits + near && stats.vertex_tests <= (26 + 8) * (hits + near));
+	ENSURE(stats.cube_samples >= hits + near && stats.cube_samples <= stats.vertex_tests);
 	ENSURE(stats.seconds > 0);
 	bd.stats = NULL;
 
