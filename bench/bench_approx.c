@@ -730,22 +730,22 @@ int main(int argc, char **argv)
 					status = 1;
 					continue;
 				}
-				size_t approx = 0, fp = 0, fn = 0, by_spheres = 0;
+				size_t approx = 0, fp = 0, fn = 0, by_bounds = 0;
 				for (size_t i = 0; i < acc; i++) {
 					int a = results[i].collide != 0;
 					approx += (size_t)a;
 					fp += (size_t)(a && !job.answers[i]);
 					fn += (size_t)(!a && job.answers[i]);
-					by_spheres += (size_t)(results[i].stage == VKCOL_STAGE_SPHERES);
+					by_bounds += (size_t)(results[i].stage == VKCOL_STAGE_BOUNDS);
 				}
 				fprintf(out,
 				        ", \"approx_collide_count\": %zu, \"false_positives\": %zu, \"false_negatives\": %zu"
 				        ", \"false_positive_rate\": %.6f, \"false_negative_rate\": %.6f"
 				        ", \"false_positive_rate_of_negatives\": %.6f, \"false_negative_rate_of_positives\": %.6f"
-				        ", \"decided_by_spheres\": %zu, \"seconds\": %.6g}",
+				        ", \"decided_by_bounds\": %zu, \"seconds\": %.6g}",
 				        approx, fp, fn, (double)fp / (double)acc, (double)fn / (double)acc,
 				        negatives ? (double)fp / (double)negatives : 0.0,
-				        positives ? (double)fn / (double)positives : 0.0, by_spheres, seconds);
+				        positives ? (double)fn / (double)positives : 0.0, by_bounds, seconds);
 				fflush(out);
 			}
 			fprintf(out, "\n    ]},\n");

@@ -315,7 +315,7 @@ typedef enum vkcol_mode {
 /// Which stage decided a pair.
 typedef enum vkcol_stage {
 	VKCOL_STAGE_NONE = 0,        ///< not decided (an error occurred)
-	VKCOL_STAGE_SPHERES = 1,     ///< bounding volumes (spheres, then boxes) apart: no collision
+	VKCOL_STAGE_BOUNDS = 1,     ///< bounding volumes (spheres, then boxes) apart: no collision
 	VKCOL_STAGE_CUBE_MAP = 2,    ///< decided by the cube-map vertex test
 	VKCOL_STAGE_TREE = 3,        ///< decided by the AABB-tree traversal (exact mode)
 	VKCOL_STAGE_CONTAINMENT = 4, ///< decided by the containment test (exact mode)

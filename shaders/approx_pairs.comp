@@ -145,7 +145,7 @@ void main()
 	mat3 r_ba = transpose(ra) * rb, r_ab = transpose(r_ba);
 	vec3 t_ba = transpose(ra) * (tb - ta), t_ab = transpose(rb) * (ta - tb);
 	if (dot(gap, gap) > reach * reach || !boxes_overlap(b, a, r_ba, t_ba) || !boxes_overlap(a, b, r_ab, t_ab)) {
-		results[p] = vkcol_gpu_result(0u, VKCOL_STAGE_SPHERES, 0.0, 0u);
+		results[p] = vkcol_gpu_result(0u, VKCOL_STAGE_BOUNDS, 0.0, 0u);
 		return;
 	}
 

@@ -137,7 +137,7 @@ VKCOL_STRUCT(vkcol_sample_raw_params) {
 #define VKCOL_MAP_ARRAYS 9
 
 #define VKCOL_STAGE_NONE 0
-#define VKCOL_STAGE_SPHERES 1
+#define VKCOL_STAGE_BOUNDS 1
 #define VKCOL_STAGE_CUBE_MAP 2
 
 #ifndef VULKAN

@@ -401,7 +401,7 @@ static vkcol_result harvest(vkcol_context *ctx, frame *f, vkcol_pair_result *res
 		stats->cube_samples += stat64(words, VKCOL_STAT_CUBE_SAMPLES);
 		for (uint64_t i = f->first; i < f->first + f->count; i++) {
 			stats->pairs++;
-			stats->sphere_rejected += results[i].stage == VKCOL_STAGE_SPHERES;
+			stats->sphere_rejected += results[i].stage == VKCOL_STAGE_BOUNDS;
 			stats->collisions += results[i].collide != 0;
 		}
 	}

@@ -52,8 +52,8 @@ static void test_boxes_analytic(void)
 	}
 	// d = 100: bounding spheres (radii sqrt 3 and 0.8 sqrt 3) are apart; at
 	// d = 3 they overlap but the boxes do not: stage 0 decides both.
-	ENSURE_EQ_INT(results[6].stage, VKCOL_STAGE_SPHERES);
-	ENSURE_EQ_INT(results[4].stage, VKCOL_STAGE_SPHERES);
+	ENSURE_EQ_INT(results[6].stage, VKCOL_STAGE_BOUNDS);
+	ENSURE_EQ_INT(results[4].stage, VKCOL_STAGE_BOUNDS);
 	// Penetration at d = 1: the origins' inner balls (radii 1 and 0.8, the
 	// distances to the nearest faces) overlap by 1 + 0.8 - 1 = 0.8.
 	ENSURE_MSG(fabsf(results[1].penetration - 0.8f) < 0.01f, "penetration %g", results[1].penetration);
@@ -164,7 +164,7 @@ static uint64_t count_pattern_errors(const vkcol_pair_result *r, uint64_t first,
 	uint64_t bad = 0;
 	for (uint64_t i = first; i < first + n; i++) {
 		uint32_t want = i % 3 == 0;
-		uint32_t stage = i % 3 == 1 ? VKCOL_STAGE_SPHERES : VKCOL_STAGE_CUBE_MAP;
+		uint32_t stage = i % 3 == 1 ? VKCOL_STAGE_BOUNDS : VKCOL_STAGE_CUBE_MAP;
 		bad += r[i].collide != want || r[i].stage != stage;
 	}
 	return bad;

@@ -505,9 +505,9 @@ def test_absurd_counts():
 # Box against box (examples/box.obj, the unit cube centred on the origin),
 # B translated without rotation. Only clear-cut poses: with B moved by
 # (0.5, 0.3, 0.2) a vertex of B lies 0.2 deep inside A (collide, decided by the
-# cube map); moved by (1.2, 0, 0) the boxes are 0.2 apart although their
-# bounding spheres (radius 0.866) overlap (no collision, decided by the cube
-# map); moved by (3, 0, 0) the spheres are apart. Touching poses (B at x = 1,
+# cube-map stage); moved by (1.2, 0, 0) the boxes are 0.2 apart although their
+# bounding spheres (radius 0.866) overlap (no collision, decided by the boxes
+# in stage 0, "bounds"); moved by (3, 0, 0) the spheres are apart ("bounds"). Touching poses (B at x = 1,
 # or at the identity, every vertex on a face) are in the float tolerance band
 # and avoided.
 
@@ -515,7 +515,7 @@ HIT = "1 0 0 0 0.5 0.3 0.2"
 NEAR_MISS = "1 0 0 0 1.2 0 0"
 FAR = "1 0 0 0 3 0 0"
 CSV_HEADER = "index,collide,stage,penetration,line"
-STAGES = {"spheres", "cube_map", "tree", "containment"}
+STAGES = {"bounds", "cube_map", "tree", "containment"}
 
 
 def box_path():
@@ -559,7 +559,7 @@ def check_rows(rows, expected):
 # Comment lines (with leading blanks too), blank lines, blank-only lines:
 # index counts poses only, line counts every line.
 MIXED_POSES = "# header comment\n%s\n\n   # indented comment\n%s\n \t \n%s\n%s" % (HIT, FAR, NEAR_MISS, HIT)
-MIXED_EXPECTED = [(2, True, "cube_map"), (5, False, "spheres"), (7, False, "cube_map"), (8, True, "cube_map")]
+MIXED_EXPECTED = [(2, True, "cube_map"), (5, False, "bounds"), (7, False, "bounds"), (8, True, "cube_map")]
 
 
 def test_collide_csv():
@@ -613,8 +613,8 @@ def test_collide_separators():
             "0.70710678 0 0 0.70710678, 0.5 0.3 0.2\r\n"
             "2 0 0 0 1.2 0 0\n"
             "-1e0 0 0 0 +5e-1 0.3 2E-1\n")
-    expected = [(1, True, "cube_map"), (2, False, "spheres"), (3, False, "cube_map"), (4, True, "cube_map"),
-                (5, False, "cube_map"), (6, True, "cube_map")]
+    expected = [(1, True, "cube_map"), (2, False, "bounds"), (3, False, "bounds"), (4, True, "cube_map"),
+                (5, False, "bounds"), (6, True, "cube_map")]
     with tempfile.TemporaryDirectory() as d:
         path = os.path.join(d, "poses.csv")
         with open(path, "w", encoding="utf-8", newline="") as f:
@@ -646,7 +646,7 @@ def test_collide_bad_lines():
     # Lines 1-2 comments, 3-4 good poses, 5 blank, 6 bad, 7 a good pose never
     # reached. The results of lines 3 and 4 are written before the error.
     head = "# poses\n# more\n%s\n%s\n\n" % (HIT, FAR)
-    expected = [(3, True, "cube_map"), (4, False, "spheres")]
+    expected = [(3, True, "cube_map"), (4, False, "bounds")]
     with tempfile.TemporaryDirectory() as d:
         out = os.path.join(d, "out.csv")
         for bad, column, reason in BAD_LINES:
@@ -886,7 +886,7 @@ def test_collide_stream_and_interrupt():
                 got += chunk
         check(got.count(b"\n") == 3, "the poses sent were not answered while the pipe was open: %r" % got)
         rows = [json.loads(l) for l in got.decode().splitlines()]
-        check_rows(rows, [(1, True, "cube_map"), (2, False, "spheres"), (4, False, "cube_map")])
+        check_rows(rows, [(1, True, "cube_map"), (2, False, "bounds"), (4, False, "bounds")])
         p.send_signal(signal.SIGINT)
         out, err = p.communicate(timeout=TIMEOUT_S)
     finally:
@@ -904,7 +904,7 @@ def test_collide_help():
     expect_exit(r, 0)
     for word in ("--poses", "--mode", "--resolution", "--mip", "--format", "--out", "--chunk", "--verify",
                  "--quiet", "qw qx qy qz tx ty tz", "R(q) x + t", "Hamilton", "FILE:LINE:COLUMN",
-                 CSV_HEADER, "spheres", "cube_map", "containment", "Default: approx"):
+                 CSV_HEADER, "bounds", "cube_map", "containment", "Default: approx"):
         check(word in r.stdout, "help collide lacks %r\n%s" % (word, r.describe()))
     r = run("collide", "--help")
     expect_exit(r, 0)

@@ -109,10 +109,11 @@ static const command commands[] = {
 		"  jsonl  {\"index\":0,\"collide\":true,\"stage\":\"cube_map\",\"penetration\":0.12,\"line\":3}\n"
 		"index     counts the poses from 0 (blank and comment lines are not counted)\n"
 		"collide   1 or 0 (csv), true or false (jsonl)\n"
-		"stage     what decided: spheres (bounding spheres apart), cube_map (the\n"
+		"stage     what decided: bounds (bounding spheres or boxes apart), cube_map (the\n"
 		"          distance cube-map vertex test), tree or containment (exact mode)\n"
-		"penetration  depth of the deepest vertex found inside the other mesh, in\n"
-		"          mesh units; a lower bound (the search stops early); 0 if none\n"
+		"penetration  a lower bound of how deep the meshes overlap, in mesh units:\n"
+		"          the overlap of the origins' inner balls, or the depth of the\n"
+		"          first vertex found inside the other mesh; 0 if apart\n"
 		"line      the pose's line number in the poses file, from 1\n"
 		"A poses file with no poses gives the csv header alone (jsonl: nothing) and\n"
 		"exit status 0.\n"
@@ -856,8 +857,8 @@ static const struct {
 static const char *stage_word(uint32_t stage)
 {
 	switch (stage) {
-	case VKCOL_STAGE_SPHERES:
-		return "spheres";
+	case VKCOL_STAGE_BOUNDS:
+		return "bounds";
 	case VKCOL_STAGE_CUBE_MAP:
 		return "cube_map";
 	case VKCOL_STAGE_TREE:
