@@ -9,7 +9,8 @@
 # pair of bench/pairs.txt: writes the pose file, runs the FCL peer and
 # bench_approx one after the other on the same poses, and finally merges
 # everything into one JSON file (default bench/results/approx-<device>.json,
-# -quick added for --quick) and prints a table of medians and ratios.
+# -quick added for --quick, -partial for --pairs) and prints a table of
+# medians and ratios. One run at a time per checkout (a lock in build-bench).
 #
 # Environment: BENCH_FCL_POSES (poses per pair for the speed comparison,
 # default 100000), BENCH_BATCH_SIZES (default 1000,10000,100000,1000000),
@@ -70,6 +71,14 @@ unset VKCOLLIDE_VALIDATION
 export XDG_RUNTIME_DIR="${XDG_RUNTIME_DIR:-/tmp}"
 
 build=build-bench
+mkdir -p $build
+# Two benchmark runs at once would time each other and share build-bench:
+# one at a time per checkout.
+exec 9>$build/.bench.lock
+if ! flock -n 9; then
+	echo "bench.sh: another scripts/bench.sh is running in this checkout; timings taken side by side mean nothing" >&2
+	exit 1
+fi
 if [ -f $build/build.ninja ]; then
 	meson setup --reconfigure $build -Dbuildtype=release -Dbench=enabled -Dtests=false >/dev/null
 else
@@ -80,9 +89,9 @@ bench_approx=$build/bench/bench_approx
 fcl_peer=$build/bench/fcl_peer
 [ -x $fcl_peer ] || echo "bench.sh: no FCL peer was built (FCL or a C++ compiler missing); vkcollide only" >&2
 
-work=$build/bench-work
-rm -rf $work
-mkdir -p $work bench/results
+work=$(mktemp -d $build/bench-work.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+mkdir -p bench/results
 
 # The pose files the peers read are the ones bench_approx generates in
 # memory; prove it once before relying on it.
@@ -117,11 +126,19 @@ while read -r name a b factor seed; do
 		--out $work/$name.vkcol.json || status=1
 done <bench/pairs.txt
 
-python3 - "$work" "$out" "$quick" "$fcl_poses" "$load_start" <<'PY' || status=1
+# A subset must not overwrite the results of a full run by default.
+if [ -n "$only" ] && [ -z "$out" ]; then
+	partial=1
+else
+	partial=0
+fi
+
+python3 - "$work" "$out" "$quick" "$fcl_poses" "$load_start" "$partial" <<'PY' || status=1
 import datetime, json, os, platform, re, subprocess, sys
 
 work, out, quick, fcl_poses = sys.argv[1], sys.argv[2], sys.argv[3] == "1", int(sys.argv[4])
 load_start = [float(x) for x in sys.argv[5].split()]
+partial = sys.argv[6] == "1"
 
 def load(path):
     try:
@@ -204,7 +221,7 @@ result["summary"] = summary
 if not out:
     name = (device or {}).get("name", "unknown")
     slug = "lavapipe" if "llvmpipe" in name else re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")
-    out = f"bench/results/approx-{slug}{'-quick' if quick else ''}.json"
+    out = f"bench/results/approx-{slug}{'-quick' if quick else ''}{'-partial' if partial else ''}.json"
 with open(out, "w") as fh:
     json.dump(result, fh, indent=1)
     fh.write("\n")
