@@ -301,14 +301,16 @@ VKCOL_API vkcol_result vkcol_reference_collide(const vkcol_context *ctx, const v
 // Batches
 
 typedef enum vkcol_mode {
-	VKCOL_MODE_DEFAULT = 0, ///< VKCOL_MODE_APPROX until exact mode is implemented
+	VKCOL_MODE_DEFAULT = 0, ///< VKCOL_MODE_EXACT
 	/// The cube-map test (US 7,928,993): a pair collides when a vertex of one
 	/// mesh lies within the other's outer map distance, or when the inner balls
 	/// of two closed meshes overlap (a sure collision, tested first). Fast; its
 	/// disagreement with exact mode is measured per resolution in README.md.
 	VKCOL_MODE_APPROX = 1,
-	/// Agrees with vkcol_reference_collide away from the float tolerance.
-	/// Not implemented yet: VKCOL_ERROR_UNSUPPORTED.
+	/// Agrees with vkcol_reference_collide on pairs farther than the float
+	/// tolerance from touching (about 2e-6 x the coordinates' magnitude):
+	/// bounding volumes, then a breadth-first traversal of both AABB trees on
+	/// the device with exact triangle tests, then containment (closed meshes).
 	VKCOL_MODE_EXACT = 2,
 } vkcol_mode;
 
@@ -348,6 +350,12 @@ typedef struct vkcol_batch_stats {
 	uint64_t vertex_tests;     ///< vertices moved into the other mesh's frame (stage 1)
 	uint64_t cube_samples;     ///< cube-map samples taken (stage 1)
 	double seconds;            ///< wall time of the call
+	/// Exact mode: traversal items per level (level k holds node pairs k
+	/// steps below the roots), summed over the chunks; levels used.
+	uint64_t level_items[128];
+	uint32_t levels;
+	uint64_t reruns;           ///< pairs rerun in smaller chunks after a frontier overflow
+	uint64_t cpu_fallbacks;    ///< pairs answered by the CPU reference (a lone pair overflowed)
 } vkcol_batch_stats;
 
 typedef struct vkcol_batch_desc {

@@ -86,11 +86,14 @@ VKCOL_STRUCT(vkcol_gpu_mesh) {
 	// radius around the origin lies inside the solid (shrunk for float
 	// rounding).
 	VKCOL_F32 inner_radius;
-	VKCOL_U32 pad0;
+	VKCOL_U32 closed;        // 1: the mesh bounds a solid
 	VKCOL_F32 aabb_min_x, aabb_min_y, aabb_min_z;
-	VKCOL_U32 pad1;
+	VKCOL_U32 node_first;    // root in the batch node pool (exact mode)
 	VKCOL_F32 aabb_max_x, aabb_max_y, aabb_max_z;
-	VKCOL_U32 pad2;
+	VKCOL_U32 piece_first;   // one vertex per connected piece, in the piece pool
+	VKCOL_U32 piece_count;
+	VKCOL_U32 tree_depth;
+	VKCOL_U32 pad0, pad1;
 } VKCOL_STRUCT_END(vkcol_gpu_mesh)
 
 #define VKCOL_CLUSTER_SIZE 32
@@ -133,21 +136,48 @@ VKCOL_STRUCT(vkcol_sample_raw_params) {
 	VKCOL_F32 lod;
 } VKCOL_STRUCT_END(vkcol_sample_raw_params)
 
+// Exact mode (breadth-first traversal of both trees, Xiao & Shi). The node
+// pool holds every mesh's nodes with absolute indices: an internal node's
+// children are nodes `first` and `first + 1` of the pool, a leaf's triangles
+// are `first ..` of the triangle pool, whose vertex indices are absolute in
+// the vertex pool.
+//
+// A frontier item: (pair within the chunk, node of A, node of B, unused).
+// Counters (binding of exact shaders): [0], [1] the two frontiers' item
+// counts, [2] the level's capacity-clamped count, [3] unused; then
+// VKCOL_MAX_LEVELS per-level item counts (statistics).
+#define VKCOL_MAX_LEVELS 128
+#define VKCOL_COUNTER_WORDS (4 + VKCOL_MAX_LEVELS)
+
+// Per pair, exact mode: triangle pairs found intersecting, and flags.
+#define VKCOL_PAIR_OVERFLOW 1u  // a frontier overflowed: rerun in a smaller chunk
+#define VKCOL_PAIR_DECIDED 2u   // stage 0 or the inner balls decided it
+
+VKCOL_STRUCT(vkcol_exact_params) {
+	VKCOL_U32 pair_count;
+	VKCOL_U32 mesh_index_mask;
+	VKCOL_U32 capacity;      // items per frontier buffer
+	VKCOL_U32 level;         // traversal level (0-based) of this dispatch
+} VKCOL_STRUCT_END(vkcol_exact_params)
+
 // Resolutions 4 .. 1024: one cube-array binding per power of two.
 #define VKCOL_MAP_ARRAYS 9
 
 #define VKCOL_STAGE_NONE 0
 #define VKCOL_STAGE_BOUNDS 1
 #define VKCOL_STAGE_CUBE_MAP 2
+#define VKCOL_STAGE_TREE 3
+#define VKCOL_STAGE_CONTAINMENT 4
 
 #ifndef VULKAN
 _Static_assert(sizeof(vkcol_cubemap_build_params) == 16, "push constant layout");
 _Static_assert(sizeof(vkcol_cubemap_mip_params) == 16, "push constant layout");
-_Static_assert(sizeof(vkcol_gpu_mesh) == 96, "std430 layout of vkcol_gpu_mesh");
+_Static_assert(sizeof(vkcol_gpu_mesh) == 112, "std430 layout of vkcol_gpu_mesh");
 _Static_assert(sizeof(vkcol_gpu_pair) == 64, "std430 layout of vkcol_gpu_pair");
 _Static_assert(sizeof(vkcol_gpu_result) == 16, "std430 layout of vkcol_gpu_result");
 _Static_assert(sizeof(vkcol_approx_params) == 16, "push constant layout");
 _Static_assert(sizeof(vkcol_sample_raw_params) == 16, "push constant layout");
+_Static_assert(sizeof(vkcol_exact_params) == 16, "push constant layout");
 _Static_assert(sizeof(vkcol_gpu_node) == 32, "std430 layout of vkcol_gpu_node");
 _Static_assert(sizeof(vkcol_gpu_triangle) == 16, "std430 layout of vkcol_gpu_triangle");
 _Static_assert(sizeof(vkcol_gpu_vertex) == 16, "std430 layout of vkcol_gpu_vertex");

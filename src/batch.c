@@ -29,6 +29,10 @@ typedef struct batch_pool {
 	gpu_buffer meshes;    // vkcol_gpu_mesh per slot (mesh_capacity entries)
 	gpu_buffer vertices;  // vec4 per used, distinct vertex of every live mesh
 	gpu_buffer clusters;  // vec4 (centre, radius) per VKCOL_CLUSTER_SIZE vertices
+	gpu_buffer nodes;     // every mesh's tree nodes, absolute indices (exact mode)
+	gpu_buffer triangles; // uvec4 (v0, v1, v2, original) in tree order, absolute vertex indices
+	gpu_buffer pieces;    // one vertex (absolute) per connected piece of each mesh
+	uint32_t max_depth;   // deepest tree among the live meshes
 	cube_array arrays[VKCOL_MAP_ARRAYS];
 } batch_pool;
 
@@ -52,6 +56,9 @@ static void pool_free(vkcol_context *ctx, batch_pool *pool)
 	gpu_buffer_destroy(ctx, &pool->meshes);
 	gpu_buffer_destroy(ctx, &pool->vertices);
 	gpu_buffer_destroy(ctx, &pool->clusters);
+	gpu_buffer_destroy(ctx, &pool->nodes);
+	gpu_buffer_destroy(ctx, &pool->triangles);
+	gpu_buffer_destroy(ctx, &pool->pieces);
 	for (uint32_t i = 0; i < VKCOL_MAP_ARRAYS; i++) {
 		cube_array *a = &pool->arrays[i];
 		if (a->view)
@@ -91,18 +98,19 @@ static bool pool_current(const vkcol_context *ctx)
 // uses, one per welded position, in the order the tree's triangles first
 // reach them, so consecutive vertices are close in space. Then one bounding
 // sphere per VKCOL_CLUSTER_SIZE of them. Returns the vertex count; *clusters
-// advances. seen is scratch of vertex_count entries.
-static uint32_t emit_vertices(const mesh_cpu *m, uint8_t *seen, float *out, float *cluster_out, uint32_t *clusters)
+// advances. remap (vertex_count entries) receives, for each welded
+// representative, its index among the emitted vertices (UINT32_MAX: unused).
+static uint32_t emit_vertices(const mesh_cpu *m, uint32_t *remap, float *out, float *cluster_out, uint32_t *clusters)
 {
 	uint32_t n = 0;
-	memset(seen, 0, m->vertex_count);
+	memset(remap, 0xff, (size_t)m->vertex_count * sizeof(uint32_t));
 	for (uint32_t i = 0; i < m->triangle_count; i++) {
 		const uint32_t *tri = &m->indices[3 * (size_t)m->tree.triangles[i]];
 		for (int k = 0; k < 3; k++) {
 			uint32_t v = m->weld ? m->weld[tri[k]] : tri[k];
-			if (seen[v])
+			if (remap[v] != UINT32_MAX)
 				continue;
-			seen[v] = 1;
+			remap[v] = n;
 			memcpy(&out[4 * (size_t)n], &m->positions[3 * (size_t)v], 3 * sizeof(float));
 			out[4 * (size_t)n + 3] = 1.0f;
 			n++;
@@ -148,24 +156,76 @@ static float inner_radius_for_gpu(const mesh_cpu *m)
 	return r > 0 ? (float)r : 0.0f;
 }
 
+static uint32_t find_root(uint32_t *parent, uint32_t v)
+{
+	while (parent[v] != v) {
+		parent[v] = parent[parent[v]]; // path halving
+		v = parent[v];
+	}
+	return v;
+}
+
+// Appends m's nodes (indices made absolute), its triangles (vertex indices
+// through remap, then absolute) and one representative vertex per connected
+// piece (union-find over the triangles' vertices; parent is scratch of
+// `used` entries). Returns the number of pieces.
+static uint32_t emit_tree(const mesh_cpu *m, const uint32_t *remap, uint32_t used, uint32_t vertex_first,
+                          uint32_t node_first, uint32_t triangle_first, vkcol_gpu_node *nodes_out,
+                          uint32_t *triangles_out, uint32_t *parent, uint32_t *pieces_out)
+{
+	for (uint32_t i = 0; i < m->tree.node_count; i++) {
+		vkcol_gpu_node n = m->tree.nodes[i];
+		n.first += n.count == 0 ? node_first : triangle_first;
+		nodes_out[i] = n;
+	}
+	for (uint32_t v = 0; v < used; v++)
+		parent[v] = v;
+	for (uint32_t i = 0; i < m->triangle_count; i++) {
+		uint32_t t = m->tree.triangles[i];
+		const uint32_t *tri = &m->indices[3 * (size_t)t];
+		uint32_t local[3];
+		for (int k = 0; k < 3; k++) {
+			local[k] = remap[m->weld ? m->weld[tri[k]] : tri[k]];
+			triangles_out[4 * (size_t)i + k] = vertex_first + local[k];
+		}
+		triangles_out[4 * (size_t)i + 3] = t;
+		uint32_t r0 = find_root(parent, local[0]);
+		for (int k = 1; k < 3; k++) {
+			uint32_t rk = find_root(parent, local[k]);
+			parent[rk] = r0;
+			r0 = find_root(parent, r0);
+		}
+	}
+	uint32_t pieces = 0;
+	for (uint32_t v = 0; v < used; v++)
+		if (find_root(parent, v) == v)
+			pieces_out[pieces++] = vertex_first + v;
+	return pieces;
+}
+
 static vkcol_result pool_build(vkcol_context *ctx)
 {
 	const core_env *env = &ctx->env;
 	vkcol_result res = VKCOL_SUCCESS;
 	vkcol_gpu_mesh *records = NULL;
 	float *host_vertices = NULL, *host_clusters = NULL;
-	uint8_t *seen = NULL;
+	uint32_t *seen = NULL, *parent = NULL, *host_triangles = NULL, *host_pieces = NULL;
+	vkcol_gpu_node *host_nodes = NULL;
 	batch_pool *pool = core_calloc(env, 1, sizeof(*pool));
 	if (!pool)
 		return VKCOL_ERROR_OUT_OF_HOST_MEMORY;
 
 	uint32_t live = 0, cubes[VKCOL_MAP_ARRAYS] = {0}, max_vertices = 1;
-	uint64_t vertex_total = 0, cluster_total = 0;
+	uint64_t vertex_total = 0, cluster_total = 0, node_total = 0, triangle_total = 0;
 	for (uint32_t i = 0; i < ctx->mesh_capacity; i++)
 		if (ctx->meshes[i].used) {
 			uint32_t nv = ctx->meshes[i].cpu.vertex_count;
 			live++;
 			vertex_total += nv;
+			node_total += ctx->meshes[i].cpu.tree.node_count;
+			triangle_total += ctx->meshes[i].cpu.triangle_count;
+			if (ctx->meshes[i].cpu.tree.depth > pool->max_depth)
+				pool->max_depth = ctx->meshes[i].cpu.tree.depth;
 			cluster_total += (nv + VKCOL_CLUSTER_SIZE - 1) / VKCOL_CLUSTER_SIZE;
 			max_vertices = nv > max_vertices ? nv : max_vertices;
 			cubes[array_index(ctx->meshes[i].cube.resolution)]++;
@@ -174,8 +234,13 @@ static vkcol_result pool_build(vkcol_context *ctx)
 	records = core_calloc(env, ctx->mesh_capacity ? ctx->mesh_capacity : 1, sizeof(*records));
 	host_vertices = core_calloc(env, vertex_total ? vertex_total : 1, 4 * sizeof(float));
 	host_clusters = core_calloc(env, cluster_total ? cluster_total : 1, 4 * sizeof(float));
-	seen = core_alloc(env, max_vertices);
-	if (!pool->ids || !records || !host_vertices || !host_clusters || !seen) {
+	seen = core_calloc(env, max_vertices, sizeof(uint32_t));
+	parent = core_calloc(env, max_vertices, sizeof(uint32_t));
+	host_nodes = core_calloc(env, node_total ? node_total : 1, sizeof(vkcol_gpu_node));
+	host_triangles = core_calloc(env, triangle_total ? triangle_total : 1, 4 * sizeof(uint32_t));
+	host_pieces = core_calloc(env, vertex_total ? vertex_total : 1, sizeof(uint32_t));
+	if (!pool->ids || !records || !host_vertices || !host_clusters || !seen || !parent || !host_nodes ||
+	    !host_triangles || !host_pieces) {
 		res = VKCOL_ERROR_OUT_OF_HOST_MEMORY;
 		goto cleanup;
 	}
@@ -189,6 +254,21 @@ static vkcol_result pool_build(vkcol_context *ctx)
 	                      GPU_MEMORY_DEVICE, "batch vertex pool", &pool->vertices));
 	TRY(gpu_buffer_create(ctx, (cluster_total ? cluster_total : 1) * 16, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
 	                      GPU_MEMORY_DEVICE, "batch vertex clusters", &pool->clusters));
+	if (node_total * sizeof(vkcol_gpu_node) > ctx->props.limits.maxStorageBufferRange ||
+	    triangle_total * 16 > ctx->props.limits.maxStorageBufferRange) {
+		CORE_ERROR(env, "the meshes of this context hold %llu tree nodes and %llu triangles; one batch binding holds "
+		                "at most %u bytes",
+		           (unsigned long long)node_total, (unsigned long long)triangle_total,
+		           ctx->props.limits.maxStorageBufferRange);
+		res = VKCOL_ERROR_TOO_LARGE;
+		goto cleanup;
+	}
+	TRY(gpu_buffer_create(ctx, (node_total ? node_total : 1) * sizeof(vkcol_gpu_node),
+	                      VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, GPU_MEMORY_DEVICE, "batch node pool", &pool->nodes));
+	TRY(gpu_buffer_create(ctx, (triangle_total ? triangle_total : 1) * 16, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
+	                      GPU_MEMORY_DEVICE, "batch triangle pool", &pool->triangles));
+	TRY(gpu_buffer_create(ctx, (vertex_total ? vertex_total : 1) * 4, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
+	                      GPU_MEMORY_DEVICE, "batch piece pool", &pool->pieces));
 	TRY(gpu_buffer_create(ctx, (ctx->mesh_capacity ? ctx->mesh_capacity : 1) * sizeof(vkcol_gpu_mesh),
 	                      VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, GPU_MEMORY_DEVICE, "batch mesh table", &pool->meshes));
 	for (uint32_t k = 0; k < VKCOL_MAP_ARRAYS; k++) {
@@ -211,7 +291,7 @@ static vkcol_result pool_build(vkcol_context *ctx)
 	}
 	uint32_t next_cube[VKCOL_MAP_ARRAYS] = {0};
 	uint64_t vertex_first = 0;
-	uint32_t cluster_next = 0;
+	uint32_t cluster_next = 0, node_next = 0, triangle_next = 0, piece_next = 0;
 	for (uint32_t i = 0; i < ctx->mesh_capacity; i++) {
 		mesh_slot *s = &ctx->meshes[i];
 		if (!s->used)
@@ -221,6 +301,9 @@ static vkcol_result pool_build(vkcol_context *ctx)
 		uint32_t cluster_first = cluster_next;
 		uint32_t used_vertices =
 		    emit_vertices(&s->cpu, seen, &host_vertices[4 * vertex_first], host_clusters, &cluster_next);
+		uint32_t piece_count = emit_tree(&s->cpu, seen, used_vertices, (uint32_t)vertex_first, node_next, triangle_next,
+		                                 &host_nodes[node_next], &host_triangles[4 * (size_t)triangle_next], parent,
+		                                 &host_pieces[piece_next]);
 		vkcol_gpu_mesh *r = &records[i];
 		*r = (vkcol_gpu_mesh){
 		    .origin_x = s->cpu.origin[0],
@@ -244,7 +327,15 @@ static vkcol_result pool_build(vkcol_context *ctx)
 		    .aabb_max_x = s->cpu.aabb_max[0],
 		    .aabb_max_y = s->cpu.aabb_max[1],
 		    .aabb_max_z = s->cpu.aabb_max[2],
+		    .closed = s->cpu.closed,
+		    .node_first = node_next,
+		    .piece_first = piece_next,
+		    .piece_count = piece_count,
+		    .tree_depth = s->cpu.tree.depth,
 		};
+		node_next += s->cpu.tree.node_count;
+		triangle_next += s->cpu.triangle_count;
+		piece_next += piece_count;
 		vertex_first += used_vertices;
 
 		distance_map_image_barrier(ctx, cmd, s->cube.image, s->cube.levels, 6, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL,
@@ -283,11 +374,21 @@ static vkcol_result pool_build(vkcol_context *ctx)
 		TRY(gpu_upload(ctx, &pool->vertices, 0, host_vertices, vertex_first * 16));
 	if (cluster_next)
 		TRY(gpu_upload(ctx, &pool->clusters, 0, host_clusters, (VkDeviceSize)cluster_next * 16));
+	if (node_next)
+		TRY(gpu_upload(ctx, &pool->nodes, 0, host_nodes, (VkDeviceSize)node_next * sizeof(vkcol_gpu_node)));
+	if (triangle_next)
+		TRY(gpu_upload(ctx, &pool->triangles, 0, host_triangles, (VkDeviceSize)triangle_next * 16));
+	if (piece_next)
+		TRY(gpu_upload(ctx, &pool->pieces, 0, host_pieces, (VkDeviceSize)piece_next * 4));
 cleanup:
 	core_free(env, records);
 	core_free(env, host_vertices);
 	core_free(env, host_clusters);
 	core_free(env, seen);
+	core_free(env, parent);
+	core_free(env, host_nodes);
+	core_free(env, host_triangles);
+	core_free(env, host_pieces);
 	if (res != VKCOL_SUCCESS) {
 		pool_free(ctx, pool);
 		return res;
@@ -409,6 +510,205 @@ cleanup:
 	return res;
 }
 
+
+// --- exact mode -------------------------------------------------------------
+
+// Items per frontier buffer: bounded by one binding's range; 2^21 items are
+// 32 MiB per buffer.
+static uint32_t frontier_capacity(const vkcol_context *ctx)
+{
+	if (ctx->frontier_capacity_override)
+		return ctx->frontier_capacity_override;
+	uint64_t by_binding = ctx->props.limits.maxStorageBufferRange / 16;
+	return by_binding < (1u << 21) ? (uint32_t)by_binding : (1u << 21);
+}
+
+// Pairs per exact-mode chunk unless the caller says otherwise: small enough
+// that the frontiers rarely overflow for meshes of a few thousand triangles.
+#define EXACT_DEFAULT_CHUNK (1u << 13)
+
+typedef struct exact_buffers {
+	gpu_buffer pairs, results, state, frontier[2], counters, args;
+	VkDescriptorSet sets[4];
+	gpu_pipeline *pipes[4]; // setup, args, traverse, contain
+	uint32_t chunk, capacity, levels;
+} exact_buffers;
+
+static void exact_buffers_free(vkcol_context *ctx, exact_buffers *b)
+{
+	gpu_buffer *all[] = {&b->pairs, &b->results, &b->state, &b->frontier[0], &b->frontier[1], &b->counters, &b->args};
+	for (size_t i = 0; i < CORE_COUNT_OF(all); i++)
+		gpu_buffer_destroy(ctx, all[i]);
+}
+
+static vkcol_result exact_buffers_create(vkcol_context *ctx, uint32_t chunk, exact_buffers *b)
+{
+	vkcol_result res = VKCOL_SUCCESS;
+	const VkBufferUsageFlags storage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT;
+	b->chunk = chunk;
+	b->capacity = frontier_capacity(ctx);
+	if (b->chunk > b->capacity)
+		b->chunk = b->capacity; // every pair's seed must fit
+	// Each level moves one step down one tree: depth A + depth B steps reach
+	// two leaves, one more tests them.
+	b->levels = 2 * ctx->pool->max_depth + 2;
+	TRY(gpu_buffer_create(ctx, (VkDeviceSize)b->chunk * sizeof(vkcol_gpu_pair), storage, GPU_MEMORY_UPLOAD,
+	                      "exact pairs", &b->pairs));
+	TRY(gpu_buffer_create(ctx, (VkDeviceSize)b->chunk * sizeof(vkcol_gpu_result), storage, GPU_MEMORY_READBACK,
+	                      "exact results", &b->results));
+	TRY(gpu_buffer_create(ctx, (VkDeviceSize)b->chunk * 8, storage, GPU_MEMORY_DEVICE, "exact pair state", &b->state));
+	for (int i = 0; i < 2; i++)
+		TRY(gpu_buffer_create(ctx, (VkDeviceSize)b->capacity * 16, storage, GPU_MEMORY_DEVICE, "exact frontier",
+		                      &b->frontier[i]));
+	TRY(gpu_buffer_create(ctx, VKCOL_COUNTER_WORDS * 4, storage, GPU_MEMORY_READBACK, "exact counters", &b->counters));
+	TRY(gpu_buffer_create(ctx, 16, storage | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT, GPU_MEMORY_DEVICE,
+	                      "exact indirect args", &b->args));
+	const pipeline_id ids[4] = {PIPELINE_EXACT_SETUP, PIPELINE_EXACT_ARGS, PIPELINE_EXACT_TRAVERSE,
+	                            PIPELINE_EXACT_CONTAIN};
+	batch_pool *pool = ctx->pool;
+	gpu_binding bindings[12] = {
+	    {&b->pairs, 0, 0},    {&pool->meshes, 0, 0},   {&pool->vertices, 0, 0}, {&b->results, 0, 0},
+	    {&pool->nodes, 0, 0}, {&pool->triangles, 0, 0}, {&pool->pieces, 0, 0},  {&b->state, 0, 0},
+	    {&b->frontier[0], 0, 0}, {&b->frontier[1], 0, 0}, {&b->counters, 0, 0}, {&b->args, 0, 0},
+	};
+	for (int i = 0; i < 4; i++) {
+		TRY(pipeline_get(ctx, ids[i], &b->pipes[i]));
+		TRY(gpu_pipeline_bind(ctx, b->pipes[i], bindings, NULL, VK_NULL_HANDLE, &b->sets[i]));
+	}
+cleanup:
+	return res;
+}
+
+// Answers `count` pairs in chunks of b->chunk: pair i of the pass is
+// pairs[index[i]], or pairs[base + i] when index is NULL, and its answer goes
+// to the same position of results. Pairs whose frontier overflowed without a
+// hit are appended (by position) to rerun.
+static vkcol_result exact_pass(vkcol_context *ctx, exact_buffers *b, const vkcol_pair *pairs, const uint64_t *index,
+                               uint64_t base, uint64_t count, vkcol_pair_result *results, uint64_t *rerun,
+                               uint64_t *rerun_count, vkcol_batch_stats *stats)
+{
+	const core_env *env = &ctx->env;
+	vkcol_result res = VKCOL_SUCCESS;
+	for (uint64_t first = 0; first < count; first += b->chunk) {
+		uint32_t n = (uint32_t)(count - first < b->chunk ? count - first : b->chunk);
+		vkcol_gpu_pair *up = b->pairs.mapped;
+		for (uint32_t i = 0; i < n; i++)
+			memcpy(&up[i], &pairs[index ? index[first + i] : base + first + i], sizeof(vkcol_gpu_pair));
+		VkCommandBuffer cmd;
+		TRY(gpu_begin_once(ctx, &cmd));
+		ctx->vk.vkCmdFillBuffer(cmd, b->counters.buffer, 0, VK_WHOLE_SIZE, 0);
+		gpu_barrier_all(ctx, cmd);
+		vkcol_exact_params params = {n, MESH_MAX_COUNT, b->capacity, 0};
+		uint32_t groups = (n + VKCOL_WORKGROUP_SIZE - 1) / VKCOL_WORKGROUP_SIZE;
+		gpu_pipeline_dispatch(ctx, cmd, b->pipes[0], b->sets[0], &params, groups);
+		for (uint32_t level = 0; level < b->levels; level++) {
+			gpu_barrier_all(ctx, cmd);
+			params.level = level;
+			gpu_pipeline_dispatch(ctx, cmd, b->pipes[1], b->sets[1], &params, 1);
+			gpu_barrier_all(ctx, cmd);
+			// The level's size comes from the previous level's counter: no
+			// host round trip between levels.
+			gpu_pipeline_dispatch(ctx, cmd, b->pipes[2], b->sets[2], &params, 0);
+			ctx->vk.vkCmdDispatchIndirect(cmd, b->args.buffer, 0);
+		}
+		gpu_barrier_all(ctx, cmd);
+		gpu_pipeline_dispatch(ctx, cmd, b->pipes[3], b->sets[3], &params, groups);
+		gpu_barrier_all(ctx, cmd);
+		TRY(gpu_submit_once(ctx, cmd));
+		VkMappedMemoryRange ranges[2] = {
+		    {VK_STRUCTURE_TYPE_MAPPED_MEMORY_RANGE, NULL, b->results.memory, 0, VK_WHOLE_SIZE},
+		    {VK_STRUCTURE_TYPE_MAPPED_MEMORY_RANGE, NULL, b->counters.memory, 0, VK_WHOLE_SIZE},
+		};
+		if (!b->results.coherent || !b->counters.coherent)
+			VK_TRY(env, ctx->vk.vkInvalidateMappedMemoryRanges(ctx->device, 2, ranges));
+		const vkcol_pair_result *got = b->results.mapped;
+		for (uint32_t i = 0; i < n; i++) {
+			uint64_t at = index ? index[first + i] : base + first + i;
+			results[at] = got[i];
+			if (got[i].stage == VKCOL_STAGE_NONE)
+				rerun[(*rerun_count)++] = at;
+		}
+		if (stats) {
+			const uint32_t *counters = b->counters.mapped;
+			for (uint32_t level = 0; level < b->levels && level < VKCOL_MAX_LEVELS; level++) {
+				stats->level_items[level] += counters[4 + level];
+				if (counters[4 + level] && level + 1 > stats->levels)
+					stats->levels = level + 1;
+			}
+		}
+	}
+cleanup:
+	return res;
+}
+
+static vkcol_result run_exact(vkcol_context *ctx, const vkcol_batch_desc *desc, vkcol_pair_result *results,
+                              vkcol_batch_stats *stats)
+{
+	const core_env *env = &ctx->env;
+	vkcol_result res = VKCOL_SUCCESS;
+	exact_buffers b = {0};
+	uint64_t *rerun[2] = {NULL, NULL};
+	uint64_t rerun_count[2] = {0, 0};
+	uint32_t chunk = desc->chunk_pairs ? desc->chunk_pairs : EXACT_DEFAULT_CHUNK;
+	if ((uint64_t)chunk > desc->pair_count)
+		chunk = (uint32_t)desc->pair_count;
+	TRY(exact_buffers_create(ctx, chunk, &b));
+	for (int i = 0; i < 2; i++) {
+		rerun[i] = core_calloc(env, desc->pair_count, sizeof(uint64_t));
+		if (!rerun[i]) {
+			res = VKCOL_ERROR_OUT_OF_HOST_MEMORY;
+			goto cleanup;
+		}
+	}
+	uint64_t done = 0;
+	for (uint64_t first = 0; first < desc->pair_count; first += b.chunk) {
+		uint64_t n = desc->pair_count - first < b.chunk ? desc->pair_count - first : b.chunk;
+		TRY(exact_pass(ctx, &b, desc->pairs, NULL, first, n, results, rerun[0], &rerun_count[0], stats));
+		done = first + n;
+		if (desc->progress && done < desc->pair_count &&
+		    !desc->progress(desc->progress_user, done, desc->pair_count))
+			break;
+	}
+	// Pairs whose frontier overflowed: again in chunks a quarter the size,
+	// down to one pair; a lone pair that still overflows is answered by the
+	// CPU reference. No answer is dropped.
+	int cur = 0;
+	uint32_t chunk_now = b.chunk;
+	while (rerun_count[cur] > 0) {
+		if (stats)
+			stats->reruns += rerun_count[cur];
+		if (chunk_now == 1) {
+			CORE_WARN(env, "%llu pair(s) overflow the traversal frontier (%u items) even alone; answered on the CPU",
+			          (unsigned long long)rerun_count[cur], b.capacity);
+			for (uint64_t i = 0; i < rerun_count[cur]; i++) {
+				uint64_t at = rerun[cur][i];
+				bool collide = false;
+				TRY(vkcol_reference_collide(ctx, &desc->pairs[at], &collide));
+				results[at] = (vkcol_pair_result){collide, VKCOL_STAGE_TREE, 0.0f, collide ? 1u : 0u};
+				if (stats)
+					stats->cpu_fallbacks++;
+			}
+			break;
+		}
+		chunk_now = chunk_now / 4 ? chunk_now / 4 : 1;
+		b.chunk = chunk_now;
+		int next = cur ^ 1;
+		rerun_count[next] = 0;
+		TRY(exact_pass(ctx, &b, desc->pairs, rerun[cur], 0, rerun_count[cur], results, rerun[next], &rerun_count[next],
+		               stats));
+		cur = next;
+	}
+	if (done < desc->pair_count)
+		res = VKCOL_ERROR_INTERRUPTED;
+	else if (desc->progress)
+		desc->progress(desc->progress_user, done, desc->pair_count);
+cleanup:
+	for (int i = 0; i < 2; i++)
+		core_free(env, rerun[i]);
+	exact_buffers_free(ctx, &b);
+	return res;
+}
+
 VKCOL_API vkcol_result vkcol_batch_run(vkcol_context *ctx, const vkcol_batch_desc *desc, vkcol_pair_result *results)
 {
 	if (!ctx)
@@ -421,11 +721,7 @@ VKCOL_API vkcol_result vkcol_batch_run(vkcol_context *ctx, const vkcol_batch_des
 		CORE_ERROR(env, "vkcol_batch_run: desc, desc->pairs and results are required");
 		return VKCOL_ERROR_INVALID_ARGUMENT;
 	}
-	if (desc->mode == VKCOL_MODE_EXACT) {
-		CORE_ERROR(env, "vkcol_batch_run: exact mode is not implemented yet; use VKCOL_MODE_APPROX");
-		return VKCOL_ERROR_UNSUPPORTED;
-	}
-	if (desc->mode != VKCOL_MODE_DEFAULT && desc->mode != VKCOL_MODE_APPROX) {
+	if (desc->mode != VKCOL_MODE_DEFAULT && desc->mode != VKCOL_MODE_APPROX && desc->mode != VKCOL_MODE_EXACT) {
 		CORE_ERROR(env, "vkcol_batch_run: %d is not a vkcol_mode", (int)desc->mode);
 		return VKCOL_ERROR_INVALID_ARGUMENT;
 	}
@@ -438,9 +734,21 @@ VKCOL_API vkcol_result vkcol_batch_run(vkcol_context *ctx, const vkcol_batch_des
 	TRY(validate_pairs(ctx, desc));
 	memset(results, 0, desc->pair_count * sizeof(*results));
 	TRY(distance_map_check_support(ctx));
-	TRY(pipeline_get(ctx, PIPELINE_APPROX, &approx));
 	if (!pool_current(ctx))
 		TRY(pool_build(ctx));
+	if (desc->mode != VKCOL_MODE_APPROX) {
+		res = run_exact(ctx, desc, results, stats);
+		if (stats) {
+			for (uint64_t i = 0; i < desc->pair_count; i++) {
+				stats->pairs += results[i].stage != VKCOL_STAGE_NONE;
+				stats->sphere_rejected += results[i].stage == VKCOL_STAGE_BOUNDS;
+				stats->collisions += results[i].collide != 0;
+			}
+			stats->seconds = now_seconds() - start;
+		}
+		return res;
+	}
+	TRY(pipeline_get(ctx, PIPELINE_APPROX, &approx));
 
 	uint32_t chunk = desc->chunk_pairs ? desc->chunk_pairs : DEFAULT_CHUNK;
 	if (chunk > max_chunk(ctx))

@@ -90,6 +90,7 @@ struct vkcol_context {
 	bool cube_support_checked;
 
 	struct batch_pool *pool; // batch-side copies of the meshes (batch.c)
+	uint32_t frontier_capacity_override; // tests only: > 0 shrinks the exact-mode frontiers
 };
 
 // Loads volk's copy of the loader once per process (thread-safe, idempotent).

@@ -26,3 +26,23 @@ static const uint32_t sample_raw_spv[] = {
 #include "sample_raw.spv.inc"
 };
 const shader_code shader_sample_raw = {sample_raw_spv, sizeof(sample_raw_spv)};
+
+static const uint32_t exact_setup_spv[] = {
+#include "exact_setup.spv.inc"
+};
+const shader_code shader_exact_setup = {exact_setup_spv, sizeof(exact_setup_spv)};
+
+static const uint32_t exact_args_spv[] = {
+#include "exact_args.spv.inc"
+};
+const shader_code shader_exact_args = {exact_args_spv, sizeof(exact_args_spv)};
+
+static const uint32_t exact_traverse_spv[] = {
+#include "exact_traverse.spv.inc"
+};
+const shader_code shader_exact_traverse = {exact_traverse_spv, sizeof(exact_traverse_spv)};
+
+static const uint32_t exact_contain_spv[] = {
+#include "exact_contain.spv.inc"
+};
+const shader_code shader_exact_contain = {exact_contain_spv, sizeof(exact_contain_spv)};

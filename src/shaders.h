@@ -16,3 +16,7 @@ extern const shader_code shader_cubemap_build;
 extern const shader_code shader_cubemap_mip;
 extern const shader_code shader_approx_pairs;
 extern const shader_code shader_sample_raw;
+extern const shader_code shader_exact_setup;
+extern const shader_code shader_exact_args;
+extern const shader_code shader_exact_traverse;
+extern const shader_code shader_exact_contain;

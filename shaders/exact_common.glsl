@@ -1,0 +1,51 @@
+// SPDX-License-Identifier: MIT
+// Bindings and helpers shared by the exact-mode shaders (exact_*.comp): one
+// descriptor layout for all four, so the host binds one set per chunk.
+// Method: breadth-first traversal of both meshes' flattened AABB trees on the
+// GPU, one dispatch per level sized by the previous level's counter through
+// vkCmdDispatchIndirect (Xiao & Shi, "GPGPU-based real-time collision
+// detection"; the balanced trees of CN 102663825), then exact triangle tests.
+#ifndef VKCOL_EXACT_COMMON_GLSL
+#define VKCOL_EXACT_COMMON_GLSL
+
+layout(std430, set = 0, binding = 0) readonly buffer Pairs { vkcol_gpu_pair pairs[]; };
+layout(std430, set = 0, binding = 1) readonly buffer Meshes { vkcol_gpu_mesh meshes[]; };
+layout(std430, set = 0, binding = 2) readonly buffer Vertices { vec4 vertices[]; };
+layout(std430, set = 0, binding = 3) buffer Results { vkcol_gpu_result results[]; };
+layout(std430, set = 0, binding = 4) readonly buffer Nodes { vkcol_gpu_node nodes[]; };
+layout(std430, set = 0, binding = 5) readonly buffer Triangles { uvec4 triangles[]; }; // v0 v1 v2 original
+layout(std430, set = 0, binding = 6) readonly buffer Pieces { uint pieces[]; };
+layout(std430, set = 0, binding = 7) buffer State { uvec2 state[]; }; // per pair: hits, flags
+layout(std430, set = 0, binding = 8) buffer Frontier0 { uvec4 frontier0[]; };
+layout(std430, set = 0, binding = 9) buffer Frontier1 { uvec4 frontier1[]; };
+layout(std430, set = 0, binding = 10) buffer Counters { uint counters[]; };
+layout(std430, set = 0, binding = 11) buffer Args { uint args[]; };
+layout(push_constant) uniform Push { vkcol_exact_params params; };
+
+vkcol_gpu_mesh mesh_of(uint id)
+{
+	return meshes[(id & params.mesh_index_mask) - 1u];
+}
+
+vec3 node_min(vkcol_gpu_node n)
+{
+	return vec3(n.min_x, n.min_y, n.min_z);
+}
+
+vec3 node_max(vkcol_gpu_node n)
+{
+	return vec3(n.max_x, n.max_y, n.max_z);
+}
+
+// Touching tolerance of a pair in length units: float32 relative precision
+// (6e-8) times the coordinates' magnitude, with a generous factor for the
+// few operations of a transform and a projection.
+float pair_tolerance(vkcol_gpu_mesh a, vkcol_gpu_mesh b, vec3 t_ba)
+{
+	vec3 sa = max(abs(box_min(a)), abs(box_max(a)));
+	vec3 sb = max(abs(box_min(b)), abs(box_max(b)));
+	float scale = max(max(sa.x, max(sa.y, sa.z)), length(t_ba) + max(sb.x, max(sb.y, sb.z)));
+	return 2e-6 * scale;
+}
+
+#endif

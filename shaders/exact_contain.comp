@@ -1,0 +1,116 @@
+// SPDX-License-Identifier: MIT
+// Exact mode, last pass, one invocation per pair: writes the answer of every
+// pair the earlier passes did not decide. A hit in the traversal: collide.
+// No hit and both meshes closed: one lies inside the other iff a vertex of
+// some connected piece of one is inside the other, tested by ray parity
+// through the other's tree (3 rays; rays passing within the tolerance of an
+// edge or vertex are discarded; the majority of clear rays decides). A pair
+// whose frontier overflowed without a hit is left undecided (stage NONE):
+// the host reruns it in a smaller chunk.
+#version 450
+#include "shared.h"
+#include "common.glsl"
+#include "pair_common.glsl"
+
+layout(local_size_x_id = 0) in;
+#include "exact_common.glsl"
+
+const uint STACK_SIZE = 64u; // > max tree depth (48) + 1
+
+// Crossings of the ray o + t d (t > 0) with mesh m's triangles, mod 2; or 2
+// when the ray passes too close to an edge or vertex to count reliably.
+uint ray_parity(vkcol_gpu_mesh m, vec3 o, vec3 d)
+{
+	vec3 inv_d = 1.0 / d;
+	uint stack[STACK_SIZE];
+	uint top = 0u;
+	stack[top++] = m.node_first;
+	uint crossings = 0u;
+	while (top > 0u) {
+		vkcol_gpu_node n = nodes[stack[--top]];
+		vec3 t0 = (node_min(n) - o) * inv_d, t1 = (node_max(n) - o) * inv_d;
+		vec3 lo = min(t0, t1), hi = max(t0, t1);
+		float enter = max(max(lo.x, lo.y), max(lo.z, 0.0)), leave = min(min(hi.x, hi.y), hi.z);
+		if (enter > leave * (1.0 + 1e-5) + 1e-30)
+			continue;
+		if (n.count == 0u) {
+			stack[top++] = n.first;
+			stack[top++] = n.first + 1u;
+			continue;
+		}
+		for (uint k = n.first; k < n.first + n.count; k++) {
+			uvec4 tri = triangles[k];
+			vec3 v0 = vertices[tri.x].xyz, v1 = vertices[tri.y].xyz, v2 = vertices[tri.z].xyz;
+			vec3 e1 = v1 - v0, e2 = v2 - v0;
+			vec3 pv = cross(d, e2);
+			float det = dot(e1, pv);
+			float scale = sqrt(dot(e1, e1) * dot(e2, e2));
+			if (abs(det) <= 1e-7 * scale)
+				continue; // ray parallel to the plane: no crossing
+			vec3 s = o - v0;
+			float u = dot(s, pv) / det;
+			vec3 q = cross(s, e1);
+			float v = dot(d, q) / det;
+			float t = dot(e2, q) / det;
+			const float eps = 1e-5;
+			if (u < -eps || v < -eps || u + v > 1.0 + eps || t < -eps * max(length(s), 1e-30))
+				continue;
+			if (u <= eps || v <= eps || u + v >= 1.0 - eps || t <= eps * max(length(s), 1e-30))
+				return 2u; // grazing an edge or vertex, or starting on the surface
+			crossings++;
+		}
+	}
+	return crossings & 1u;
+}
+
+bool inside(vkcol_gpu_mesh m, vec3 point)
+{
+	if (any(lessThan(point, box_min(m))) || any(greaterThan(point, box_max(m))))
+		return false;
+	const vec3 dirs[3] = vec3[3](normalize(vec3(0.5773503, 0.5773397, 0.5773609)),
+	                             normalize(vec3(-0.2672612, 0.8017837, -0.5345225)),
+	                             normalize(vec3(0.8164966, -0.4082483, -0.4082483)));
+	uint odd = 0u, even = 0u;
+	for (int k = 0; k < 3; k++) {
+		uint r = ray_parity(m, point, dirs[k]);
+		odd += r == 1u ? 1u : 0u;
+		even += r == 0u ? 1u : 0u;
+	}
+	// Every ray grazing: the point is within the tolerance of the surface,
+	// where touching counts.
+	return odd > even || (odd == 0u && even == 0u);
+}
+
+void main()
+{
+	uint p = linear_group_id() * gl_WorkGroupSize.x + gl_LocalInvocationID.x;
+	if (p >= params.pair_count)
+		return;
+	uvec2 st = state[p];
+	if ((st.y & VKCOL_PAIR_DECIDED) != 0u)
+		return;
+	if (st.x > 0u) {
+		results[p] = vkcol_gpu_result(1u, VKCOL_STAGE_TREE, 0.0, st.x);
+		return;
+	}
+	if ((st.y & VKCOL_PAIR_OVERFLOW) != 0u) {
+		results[p] = vkcol_gpu_result(0u, VKCOL_STAGE_NONE, 0.0, 0u);
+		return;
+	}
+	vkcol_gpu_pair pr = pairs[p];
+	vkcol_gpu_mesh a = mesh_of(pr.mesh_a), b = mesh_of(pr.mesh_b);
+	if (a.closed != 0u && b.closed != 0u) {
+		pair_frames f = make_frames(pr);
+		for (uint k = 0u; k < b.piece_count; k++)
+			if (inside(a, f.r_ba * vertices[pieces[b.piece_first + k]].xyz + f.t_ba)) {
+				results[p] = vkcol_gpu_result(1u, VKCOL_STAGE_CONTAINMENT, 0.0, 0u);
+				return;
+			}
+		for (uint k = 0u; k < a.piece_count; k++)
+			if (inside(b, f.r_ab * vertices[pieces[a.piece_first + k]].xyz + f.t_ab)) {
+				results[p] = vkcol_gpu_result(1u, VKCOL_STAGE_CONTAINMENT, 0.0, 0u);
+				return;
+			}
+	}
+	results[p] = vkcol_gpu_result(0u, VKCOL_STAGE_TREE, 0.0, 0u);
+}
