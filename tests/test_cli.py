@@ -514,7 +514,7 @@ def test_absurd_counts():
 HIT = "1 0 0 0 0.5 0.3 0.2"
 NEAR_MISS = "1 0 0 0 1.2 0 0"
 FAR = "1 0 0 0 3 0 0"
-CSV_HEADER = "index,collide,stage,penetration,line"
+CSV_HEADER = "index,collide,stage,penetration,triangle_pairs,line"
 STAGES = {"bounds", "cube_map", "tree", "containment"}
 
 
@@ -534,11 +534,11 @@ def parse_csv(text):
     rows = []
     for l in lines[1:]:
         f = l.split(",")
-        check(len(f) == 5, "CSV row %r has %d fields" % (l, len(f)))
+        check(len(f) == 6, "CSV row %r has %d fields" % (l, len(f)))
         check(f[1] in ("0", "1"), "collide %r is not 0 or 1" % f[1])
         check(f[2] in STAGES, "stage %r is not one of %s" % (f[2], sorted(STAGES)))
         rows.append({"index": int(f[0]), "collide": f[1] == "1", "stage": f[2],
-                     "penetration": float(f[3]), "line": int(f[4])})
+                     "penetration": float(f[3]), "triangle_pairs": int(f[4]), "line": int(f[5])})
     return rows
 
 
@@ -588,7 +588,8 @@ def test_collide_jsonl():
                 row = json.loads(l)
             except ValueError as e:
                 raise Failure("not a JSON line: %r (%s)" % (l, e))
-            check(set(row) == {"index", "collide", "stage", "penetration", "line"}, "keys %r" % sorted(row))
+            check(set(row) == {"index", "collide", "stage", "penetration", "triangle_pairs", "line"},
+                  "keys %r" % sorted(row))
             check(isinstance(row["collide"], bool), "collide %r is not a JSON boolean" % row["collide"])
             check(isinstance(row["index"], int) and isinstance(row["line"], int), "index/line not integers")
             check(isinstance(row["penetration"], (int, float)), "penetration %r" % row["penetration"])
@@ -743,22 +744,33 @@ def test_collide_write_error():
 
 
 def test_collide_exact_mode():
+    # Exact mode (the default) gives the same answers as approx mode on these
+    # clear-cut poses, and counts intersecting triangle pairs when the tree
+    # decides; crossing boxes that share no vertex inside each other (a
+    # plus sign) are found by exact mode, which approx mode cannot see.
     with tempfile.TemporaryDirectory() as d:
         path = write(d, "poses.txt", MIXED_POSES)
-        for poses in (path, write(d, "empty.txt", "")):
-            r = collide(poses, "--mode", "exact")
-            if r.returncode == 0:
-                # The library implements exact mode now: it must be right.
-                if poses == path:
-                    rows = parse_csv(r.stdout)
-                    check([x["collide"] for x in rows] == [e[1] for e in MIXED_EXPECTED], r.describe())
-                continue
-            expect_exit(r, 2)
-            check(r.stderr == "vkcollide: exact mode is not implemented yet (use --mode approx)\n", r.describe())
-            check(r.stdout == "", "output written although exact mode failed\n" + r.describe())
-        r = collide(path, "--mode", "approx")
+        for args in ((), ("--mode", "exact")):
+            r = collide(path, *args)
+            expect_exit(r, 0)
+            check_rows(parse_csv(r.stdout), MIXED_EXPECTED)
+        r = collide(write(d, "empty.txt", ""), "--mode", "exact")
         expect_exit(r, 0)
-        check_rows(parse_csv(r.stdout), MIXED_EXPECTED)
+        check(r.stdout == CSV_HEADER + "\n", r.describe())
+        long_box = write(d, "long.obj", "\n".join(
+            ["v %g %g %g" % (x, y, z) for x in (-2, 2) for y in (-0.2, 0.2) for z in (-0.2, 0.2)] +
+            ["f 1 3 4 2", "f 5 6 8 7", "f 1 2 6 5", "f 3 7 8 4", "f 1 5 7 3", "f 2 4 8 6"]) + "\n")
+        # B turned 90 degrees about z and moved to (1.5, 1, 0): the long boxes
+        # cross like a plus near A's end, no vertex of either inside the
+        # other, origins' inner balls (radius 0.2) 1.8 apart.
+        plus = write(d, "plus.txt", "0.70710678 0 0 0.70710678 1.5 1 0\n")
+        r = run("collide", long_box, long_box, "--poses", plus)
+        expect_exit(r, 0)
+        rows = parse_csv(r.stdout)
+        check(len(rows) == 1 and rows[0]["collide"], "exact mode missed the plus\n" + r.describe())
+        r = run("collide", long_box, long_box, "--poses", plus, "--mode", "approx")
+        expect_exit(r, 0)
+        check(not parse_csv(r.stdout)[0]["collide"], "approx mode saw the plus?\n" + r.describe())
 
 
 def test_collide_usage_errors():
@@ -859,7 +871,7 @@ def test_collide_many_poses():
         check(lines[0] == CSV_HEADER, "header %r" % lines[0])
         check(len(lines) == count + 1, "%d result lines for %d poses" % (len(lines) - 1, count))
         for i, l in enumerate(lines[1:]):
-            index, hit, stage, _, line = l.split(",")
+            index, hit, stage, _, _, line = l.split(",")
             if index != str(i) or hit != ("1" if i % 2 == 0 else "0") or line != str(line_of[i]):
                 raise Failure("row %d is %r, expected index %d, collide %d, line %d"
                               % (i, l, i, 1 - i % 2, line_of[i]))
@@ -904,7 +916,7 @@ def test_collide_help():
     expect_exit(r, 0)
     for word in ("--poses", "--mode", "--resolution", "--mip", "--format", "--out", "--chunk", "--verify",
                  "--quiet", "qw qx qy qz tx ty tz", "R(q) x + t", "Hamilton", "FILE:LINE:COLUMN",
-                 CSV_HEADER, "bounds", "cube_map", "containment", "Default: approx"):
+                 CSV_HEADER, "bounds", "cube_map", "containment", "Default: exact"):
         check(word in r.stdout, "help collide lacks %r\n%s" % (word, r.describe()))
     r = run("collide", "--help")
     expect_exit(r, 0)
