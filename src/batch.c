@@ -641,46 +641,24 @@ cleanup:
 	return res;
 }
 
-static vkcol_result run_exact(vkcol_context *ctx, const vkcol_batch_desc *desc, vkcol_pair_result *results,
-                              vkcol_batch_stats *stats)
+// Answers the pairs a pass left undecided because a frontier overflowed
+// (rerun[0], *count of them): again in chunks a quarter the size, down to one
+// pair; a lone pair that still overflows is answered by the CPU reference.
+// No answer is dropped. b->chunk is restored.
+static vkcol_result settle_overflows(vkcol_context *ctx, exact_buffers *b, const vkcol_batch_desc *desc,
+                                     vkcol_pair_result *results, uint64_t *rerun[2], uint64_t count,
+                                     uint64_t *fallbacks, vkcol_batch_stats *stats)
 {
-	const core_env *env = &ctx->env;
 	vkcol_result res = VKCOL_SUCCESS;
-	exact_buffers b = {0};
-	uint64_t *rerun[2] = {NULL, NULL};
-	uint64_t rerun_count[2] = {0, 0};
-	uint32_t chunk = desc->chunk_pairs ? desc->chunk_pairs : EXACT_DEFAULT_CHUNK;
-	if ((uint64_t)chunk > desc->pair_count)
-		chunk = (uint32_t)desc->pair_count;
-	TRY(exact_buffers_create(ctx, chunk, &b));
-	for (int i = 0; i < 2; i++) {
-		rerun[i] = core_calloc(env, desc->pair_count, sizeof(uint64_t));
-		if (!rerun[i]) {
-			res = VKCOL_ERROR_OUT_OF_HOST_MEMORY;
-			goto cleanup;
-		}
-	}
-	uint64_t done = 0;
-	for (uint64_t first = 0; first < desc->pair_count; first += b.chunk) {
-		uint64_t n = desc->pair_count - first < b.chunk ? desc->pair_count - first : b.chunk;
-		TRY(exact_pass(ctx, &b, desc->pairs, NULL, first, n, results, rerun[0], &rerun_count[0], stats));
-		done = first + n;
-		if (desc->progress && done < desc->pair_count &&
-		    !desc->progress(desc->progress_user, done, desc->pair_count))
-			break;
-	}
-	// Pairs whose frontier overflowed: again in chunks a quarter the size,
-	// down to one pair; a lone pair that still overflows is answered by the
-	// CPU reference. No answer is dropped.
+	uint32_t full = b->chunk, chunk_now = b->chunk;
+	uint64_t counts[2] = {count, 0};
 	int cur = 0;
-	uint32_t chunk_now = b.chunk;
-	while (rerun_count[cur] > 0) {
+	while (counts[cur] > 0) {
 		if (stats)
-			stats->reruns += rerun_count[cur];
+			stats->reruns += counts[cur];
 		if (chunk_now == 1) {
-			CORE_WARN(env, "%llu pair(s) overflow the traversal frontier (%u items) even alone; answered on the CPU",
-			          (unsigned long long)rerun_count[cur], b.capacity);
-			for (uint64_t i = 0; i < rerun_count[cur]; i++) {
+			*fallbacks += counts[cur];
+			for (uint64_t i = 0; i < counts[cur]; i++) {
 				uint64_t at = rerun[cur][i];
 				bool collide = false;
 				TRY(vkcol_reference_collide(ctx, &desc->pairs[at], &collide));
@@ -691,17 +669,53 @@ static vkcol_result run_exact(vkcol_context *ctx, const vkcol_batch_desc *desc, 
 			break;
 		}
 		chunk_now = chunk_now / 4 ? chunk_now / 4 : 1;
-		b.chunk = chunk_now;
+		b->chunk = chunk_now;
 		int next = cur ^ 1;
-		rerun_count[next] = 0;
-		TRY(exact_pass(ctx, &b, desc->pairs, rerun[cur], 0, rerun_count[cur], results, rerun[next], &rerun_count[next],
-		               stats));
+		counts[next] = 0;
+		TRY(exact_pass(ctx, b, desc->pairs, rerun[cur], 0, counts[cur], results, rerun[next], &counts[next], stats));
 		cur = next;
+	}
+cleanup:
+	b->chunk = full;
+	return res;
+}
+
+static vkcol_result run_exact(vkcol_context *ctx, const vkcol_batch_desc *desc, vkcol_pair_result *results,
+                              vkcol_batch_stats *stats)
+{
+	const core_env *env = &ctx->env;
+	vkcol_result res = VKCOL_SUCCESS;
+	exact_buffers b = {0};
+	uint64_t *rerun[2] = {NULL, NULL};
+	uint32_t chunk = desc->chunk_pairs ? desc->chunk_pairs : EXACT_DEFAULT_CHUNK;
+	if ((uint64_t)chunk > desc->pair_count)
+		chunk = (uint32_t)desc->pair_count;
+	TRY(exact_buffers_create(ctx, chunk, &b));
+	// Overflowed pairs are settled chunk by chunk, so these lists (and all
+	// host memory) stay bounded by the chunk, whatever the batch size.
+	for (int i = 0; i < 2; i++) {
+		rerun[i] = core_calloc(env, b.chunk, sizeof(uint64_t));
+		if (!rerun[i]) {
+			res = VKCOL_ERROR_OUT_OF_HOST_MEMORY;
+			goto cleanup;
+		}
+	}
+	uint64_t done = 0, fallbacks = 0;
+	for (uint64_t first = 0; first < desc->pair_count; first += b.chunk) {
+		uint64_t n = desc->pair_count - first < b.chunk ? desc->pair_count - first : b.chunk;
+		uint64_t overflowed = 0;
+		TRY(exact_pass(ctx, &b, desc->pairs, NULL, first, n, results, rerun[0], &overflowed, stats));
+		TRY(settle_overflows(ctx, &b, desc, results, rerun, overflowed, &fallbacks, stats));
+		done = first + n;
+		if (desc->progress && !desc->progress(desc->progress_user, done, desc->pair_count))
+			break;
 	}
 	if (done < desc->pair_count)
 		res = VKCOL_ERROR_INTERRUPTED;
-	else if (desc->progress)
-		desc->progress(desc->progress_user, done, desc->pair_count);
+	if (fallbacks)
+		CORE_WARN(env, "%llu pair(s) overflowed the traversal frontier (%u items) even alone; the CPU reference "
+		               "answered them",
+		          (unsigned long long)fallbacks, b.capacity);
 cleanup:
 	for (int i = 0; i < 2; i++)
 		core_free(env, rerun[i]);
