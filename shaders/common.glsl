@@ -28,25 +28,6 @@ vec3 cube_texel_direction(uint face, uint i, uint j, uint n)
 	}
 }
 
-// Rotates v by the unit quaternion q = (w, x, y, z) stored as vec4(x, y, z, w).
-vec3 quat_rotate(vec4 q, vec3 v)
-{
-	vec3 u = q.xyz;
-	vec3 t = 2.0 * cross(u, v);
-	return v + q.w * t + cross(u, t);
-}
-
-vec4 quat_conjugate(vec4 q)
-{
-	return vec4(-q.xyz, q.w);
-}
-
-// Hamilton product a * b, both stored as vec4(x, y, z, w).
-vec4 quat_mul(vec4 a, vec4 b)
-{
-	return vec4(a.w * b.xyz + b.w * a.xyz + cross(a.xyz, b.xyz), a.w * b.w - dot(a.xyz, b.xyz));
-}
-
 // Rotation matrix of the unit quaternion q = (w, x, y, z) stored as
 // vec4(x, y, z, w); GLSL matrices are column major.
 mat3 quat_to_mat3(vec4 q)

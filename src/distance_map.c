@@ -85,16 +85,6 @@ cleanup:
 	return res;
 }
 
-static uint32_t find_device_memory(const vkcol_context *ctx, uint32_t bits)
-{
-	for (int pass = 0; pass < 2; pass++)
-		for (uint32_t i = 0; i < ctx->memory_props.memoryTypeCount; i++)
-			if ((bits & (1u << i)) &&
-			    (pass == 1 || (ctx->memory_props.memoryTypes[i].propertyFlags & VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT)))
-				return i;
-	return UINT32_MAX;
-}
-
 vkcol_result distance_map_create_image(vkcol_context *ctx, uint32_t resolution, uint32_t layers, bool array_view,
                                        VkImage *image,
                                        VkDeviceMemory *memory, VkImageView *view, uint64_t *bytes)
@@ -133,7 +123,7 @@ vkcol_result distance_map_create_image(vkcol_context *ctx, uint32_t resolution, 
 	VkMemoryAllocateInfo alloc = {
 	    .sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
 	    .allocationSize = req.size,
-	    .memoryTypeIndex = find_device_memory(ctx, req.memoryTypeBits),
+	    .memoryTypeIndex = gpu_find_memory_type(ctx, req.memoryTypeBits, 0, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT),
 	};
 	if (alloc.memoryTypeIndex == UINT32_MAX) {
 		res = VKCOL_ERROR_UNSUPPORTED;

@@ -5,10 +5,8 @@
 
 #include "device.h"
 
-// A memory type allowed by bits with all of `want` (and, when possible, all of
-// `prefer`) property flags; UINT32_MAX if none.
-static uint32_t find_memory_type(const vkcol_context *ctx, uint32_t bits, VkMemoryPropertyFlags want,
-                                 VkMemoryPropertyFlags prefer)
+uint32_t gpu_find_memory_type(const vkcol_context *ctx, uint32_t bits, VkMemoryPropertyFlags want,
+                              VkMemoryPropertyFlags prefer)
 {
 	const VkPhysicalDeviceMemoryProperties *mp = &ctx->memory_props;
 	for (int pass = 0; pass < 2; pass++) {
@@ -55,7 +53,7 @@ vkcol_result gpu_buffer_create(vkcol_context *ctx, VkDeviceSize size, VkBufferUs
 		prefer = VK_MEMORY_PROPERTY_HOST_CACHED_BIT;
 		break;
 	}
-	uint32_t type = find_memory_type(ctx, req.memoryTypeBits, want, prefer);
+	uint32_t type = gpu_find_memory_type(ctx, req.memoryTypeBits, want, prefer);
 	if (type == UINT32_MAX) {
 		CORE_ERROR(env, "buffer %s: no memory type for %s use", name ? name : "",
 		           kind == GPU_MEMORY_DEVICE ? "device" : "host-visible");

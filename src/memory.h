@@ -22,6 +22,11 @@ typedef struct gpu_buffer {
 	bool coherent;
 } gpu_buffer;
 
+// A memory type allowed by bits with all of `want` (and, when possible, all of
+// `prefer`) property flags; UINT32_MAX if none.
+uint32_t gpu_find_memory_type(const vkcol_context *ctx, uint32_t bits, VkMemoryPropertyFlags want,
+                              VkMemoryPropertyFlags prefer);
+
 // size > 0. usage gets TRANSFER_SRC | TRANSFER_DST added. On failure *out is
 // zeroed and nothing leaks.
 vkcol_result gpu_buffer_create(vkcol_context *ctx, VkDeviceSize size, VkBufferUsageFlags usage,
