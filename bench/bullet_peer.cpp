@@ -71,58 +71,13 @@
 #include <thread>
 #include <vector>
 
+#include "peer_common.hpp"
+
 namespace {
 
-const char *program_name = "bullet_peer";
+using namespace bench;
 
-[[noreturn]] void die(const std::string &message)
-{
-	std::fprintf(stderr, "%s: %s\n", program_name, message.c_str());
-	std::exit(1);
-}
-
-double seconds_since(std::chrono::steady_clock::time_point start)
-{
-	return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
-double median(std::vector<double> v)
-{
-	std::sort(v.begin(), v.end());
-	size_t n = v.size();
-	return n == 0 ? 0.0 : n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
-std::string json_string(const std::string &s)
-{
-	std::string out = "\"";
-	for (unsigned char c : s) {
-		if (c == '"' || c == '\\') {
-			out += '\\';
-			out += char(c);
-		} else if (c < 0x20) {
-			char buf[8];
-			std::snprintf(buf, sizeof buf, "\\u%04x", c);
-			out += buf;
-		} else {
-			out += char(c);
-		}
-	}
-	return out + "\"";
-}
-
-std::string json_list(const std::vector<double> &v)
-{
-	std::string out = "[";
-	for (size_t i = 0; i < v.size(); i++) {
-		char buf[32];
-		std::snprintf(buf, sizeof buf, "%s%.6g", i ? ", " : "", v[i]);
-		out += buf;
-	}
-	return out + "]";
-}
-
-// ---- Mesh import: fcl_common.hpp's, with Bullet's types ----------------
+// ---- Meshes: peer_common.hpp's import, in Bullet's types -------------
 
 struct Mesh {
 	std::string path, name;
@@ -132,84 +87,19 @@ struct Mesh {
 	size_t triangle_count() const { return indices.size() / 3; }
 };
 
-std::string stem(const std::string &path)
-{
-	size_t slash = path.find_last_of('/');
-	std::string base = slash == std::string::npos ? path : path.substr(slash + 1);
-	size_t dot = base.find_last_of('.');
-	return dot == std::string::npos || dot == 0 ? base : base.substr(0, dot);
-}
-
-// Every sub-mesh in world space (node transforms applied), triangles only:
-// the geometry the CLI's importer hands vkcollide and fcl_peer gives FCL.
-void append_node(const aiScene *scene, const aiNode *node, const aiMatrix4x4 &parent, Mesh &out)
-{
-	aiMatrix4x4 world = parent * node->mTransformation;
-	for (unsigned m = 0; m < node->mNumMeshes; m++) {
-		const aiMesh *mesh = scene->mMeshes[node->mMeshes[m]];
-		size_t base = out.vertex_count();
-		for (unsigned v = 0; v < mesh->mNumVertices; v++) {
-			aiVector3D p = world * mesh->mVertices[v];
-			// Through float, as vkcollide receives them.
-			out.vertices.push_back(btScalar(float(p.x)));
-			out.vertices.push_back(btScalar(float(p.y)));
-			out.vertices.push_back(btScalar(float(p.z)));
-		}
-		for (unsigned f = 0; f < mesh->mNumFaces; f++) {
-			const aiFace &face = mesh->mFaces[f];
-			if (face.mNumIndices != 3)
-				continue; // points and lines have no volume or area to collide
-			for (unsigned k = 0; k < 3; k++)
-				out.indices.push_back(int(base + face.mIndices[k]));
-		}
-	}
-	for (unsigned c = 0; c < node->mNumChildren; c++)
-		append_node(scene, node->mChildren[c], world, out);
-}
-
 Mesh load_mesh(const std::string &path)
 {
-	Assimp::Importer importer;
-	const aiScene *scene = importer.ReadFile(path, aiProcess_Triangulate | aiProcess_JoinIdenticalVertices | aiProcess_SortByPType);
-	if (!scene || !scene->mRootNode)
-		die(path + ": Assimp cannot read it: " + importer.GetErrorString());
-	Mesh mesh;
-	mesh.path = path;
-	mesh.name = stem(path);
-	append_node(scene, scene->mRootNode, aiMatrix4x4(), mesh);
-	if (mesh.indices.empty())
-		die(path + ": it holds no triangles");
-	if (mesh.vertex_count() > size_t(INT32_MAX))
+	ImportedMesh in = import_mesh(path);
+	if (in.vertices.size() > size_t(INT32_MAX))
 		die(path + ": too many vertices for Bullet's int indices");
+	Mesh mesh;
+	mesh.path = in.path;
+	mesh.name = in.name;
+	for (const auto &v : in.vertices)
+		mesh.vertices.insert(mesh.vertices.end(), {btScalar(v[0]), btScalar(v[1]), btScalar(v[2])});
+	for (const auto &t : in.triangles)
+		mesh.indices.insert(mesh.indices.end(), {int(t[0]), int(t[1]), int(t[2])});
 	return mesh;
-}
-
-// ---- Poses: fcl_common.hpp's reader -----------------------------------
-
-using Pose = std::array<float, 7>; // qw qx qy qz tx ty tz
-
-std::vector<Pose> read_poses(const std::string &path, size_t limit)
-{
-	FILE *f = std::fopen(path.c_str(), "r");
-	if (!f)
-		die(path + ": " + std::strerror(errno));
-	std::vector<Pose> poses;
-	char line[512];
-	size_t line_number = 0;
-	while (poses.size() < limit && std::fgets(line, sizeof line, f)) {
-		line_number++;
-		const char *p = line + std::strspn(line, " \t\r\n");
-		if (*p == '\0' || *p == '#')
-			continue;
-		Pose v;
-		if (std::sscanf(p, "%f %f %f %f %f %f %f", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6]) != 7)
-			die(path + ":" + std::to_string(line_number) + ": expected qw qx qy qz tx ty tz");
-		if (v[0] == 0 && v[1] == 0 && v[2] == 0 && v[3] == 0)
-			die(path + ":" + std::to_string(line_number) + ": zero quaternion");
-		poses.push_back(v);
-	}
-	std::fclose(f);
-	return poses;
 }
 
 // The float pose widened to double, the quaternion normalised and turned
@@ -369,6 +259,7 @@ void usage()
 
 int main(int argc, char **argv)
 {
+	program_name = "bullet_peer";
 	std::vector<std::string> positional;
 	std::string poses_path, answers_path, out_path, name;
 	int repeat = 5;

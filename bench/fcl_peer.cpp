@@ -25,47 +25,6 @@ namespace {
 
 using namespace bench;
 
-double seconds_since(std::chrono::steady_clock::time_point start)
-{
-	return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
-double median(std::vector<double> v)
-{
-	std::sort(v.begin(), v.end());
-	size_t n = v.size();
-	return n == 0 ? 0.0 : n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
-std::string json_string(const std::string &s)
-{
-	std::string out = "\"";
-	for (unsigned char c : s) {
-		if (c == '"' || c == '\\') {
-			out += '\\';
-			out += char(c);
-		} else if (c < 0x20) {
-			char buf[8];
-			std::snprintf(buf, sizeof buf, "\\u%04x", c);
-			out += buf;
-		} else {
-			out += char(c);
-		}
-	}
-	return out + "\"";
-}
-
-std::string json_list(const std::vector<double> &v)
-{
-	std::string out = "[";
-	for (size_t i = 0; i < v.size(); i++) {
-		char buf[32];
-		std::snprintf(buf, sizeof buf, "%s%.6g", i ? ", " : "", v[i]);
-		out += buf;
-	}
-	return out + "]";
-}
-
 // Answers every pose once with `threads` workers. The partition is dynamic
 // (an atomic cursor over blocks of poses) because colliding poses cost more
 // than separated ones and they are not spread evenly.

@@ -1,0 +1,157 @@
+// SPDX-License-Identifier: MIT
+// What every benchmark peer shares, whatever library it drives: mesh import
+// through Assimp's C++ API (the geometry the CLI's importer gives vkcollide,
+// as the float values it receives), the CLI's pose format, medians and JSON
+// output. Library-specific headers (fcl_common.hpp) build on this one.
+#pragma once
+
+#include <assimp/Importer.hpp>
+#include <assimp/postprocess.h>
+#include <assimp/scene.h>
+
+#include <algorithm>
+#include <array>
+#include <cerrno>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+namespace bench {
+
+// Set by main; prefixes error messages.
+inline const char *program_name = "bench";
+
+// A mesh as imported: x y z floats per vertex and three indices per triangle.
+struct ImportedMesh {
+	std::string path, name;
+	std::vector<std::array<float, 3>> vertices;
+	std::vector<std::array<uint32_t, 3>> triangles;
+};
+
+[[noreturn]] inline void die(const std::string &message)
+{
+	std::fprintf(stderr, "%s: %s\n", program_name, message.c_str());
+	std::exit(1);
+}
+
+inline std::string stem(const std::string &path)
+{
+	size_t slash = path.find_last_of('/');
+	std::string base = slash == std::string::npos ? path : path.substr(slash + 1);
+	size_t dot = base.find_last_of('.');
+	return dot == std::string::npos || dot == 0 ? base : base.substr(0, dot);
+}
+
+// Every sub-mesh in world space (node transforms applied), triangles only:
+// the same geometry the CLI's importer hands vkcollide.
+inline void append_node(const aiScene *scene, const aiNode *node, const aiMatrix4x4 &parent, ImportedMesh &out)
+{
+	aiMatrix4x4 world = parent * node->mTransformation;
+	for (unsigned m = 0; m < node->mNumMeshes; m++) {
+		const aiMesh *mesh = scene->mMeshes[node->mMeshes[m]];
+		size_t base = out.vertices.size();
+		for (unsigned v = 0; v < mesh->mNumVertices; v++) {
+			aiVector3D p = world * mesh->mVertices[v];
+			out.vertices.push_back({float(p.x), float(p.y), float(p.z)}); // as vkcollide receives them
+		}
+		for (unsigned f = 0; f < mesh->mNumFaces; f++) {
+			const aiFace &face = mesh->mFaces[f];
+			if (face.mNumIndices != 3)
+				continue; // points and lines have no volume or area to collide
+			out.triangles.push_back({uint32_t(base + face.mIndices[0]), uint32_t(base + face.mIndices[1]),
+			                         uint32_t(base + face.mIndices[2])});
+		}
+	}
+	for (unsigned c = 0; c < node->mNumChildren; c++)
+		append_node(scene, node->mChildren[c], world, out);
+}
+
+inline ImportedMesh import_mesh(const std::string &path)
+{
+	Assimp::Importer importer;
+	const aiScene *scene = importer.ReadFile(path, aiProcess_Triangulate | aiProcess_JoinIdenticalVertices | aiProcess_SortByPType);
+	if (!scene || !scene->mRootNode)
+		die(path + ": Assimp cannot read it: " + importer.GetErrorString());
+	ImportedMesh mesh;
+	mesh.path = path;
+	mesh.name = stem(path);
+	append_node(scene, scene->mRootNode, aiMatrix4x4(), mesh);
+	if (mesh.triangles.empty())
+		die(path + ": it holds no triangles");
+	return mesh;
+}
+
+// Poses in the CLI's format, as the float values vkcollide receives:
+// qw qx qy qz tx ty tz. Blank lines and '#' comments are skipped.
+using Pose = std::array<float, 7>;
+
+inline std::vector<Pose> read_poses(const std::string &path, size_t limit)
+{
+	FILE *f = std::fopen(path.c_str(), "r");
+	if (!f)
+		die(path + ": " + std::strerror(errno));
+	std::vector<Pose> poses;
+	char line[512];
+	size_t line_number = 0;
+	while (poses.size() < limit && std::fgets(line, sizeof line, f)) {
+		line_number++;
+		const char *p = line + std::strspn(line, " \t\r\n");
+		if (*p == '\0' || *p == '#')
+			continue;
+		Pose v;
+		if (std::sscanf(p, "%f %f %f %f %f %f %f", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6]) != 7)
+			die(path + ":" + std::to_string(line_number) + ": expected qw qx qy qz tx ty tz");
+		if (v[0] == 0 && v[1] == 0 && v[2] == 0 && v[3] == 0)
+			die(path + ":" + std::to_string(line_number) + ": zero quaternion");
+		poses.push_back(v);
+	}
+	std::fclose(f);
+	return poses;
+}
+
+inline double seconds_since(std::chrono::steady_clock::time_point start)
+{
+	return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+inline double median(std::vector<double> v)
+{
+	std::sort(v.begin(), v.end());
+	size_t n = v.size();
+	return n == 0 ? 0.0 : n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+inline std::string json_string(const std::string &s)
+{
+	std::string out = "\"";
+	for (unsigned char c : s) {
+		if (c == '"' || c == '\\') {
+			out += '\\';
+			out += char(c);
+		} else if (c < 0x20) {
+			char buf[8];
+			std::snprintf(buf, sizeof buf, "\\u%04x", c);
+			out += buf;
+		} else {
+			out += char(c);
+		}
+	}
+	return out + "\"";
+}
+
+inline std::string json_list(const std::vector<double> &v)
+{
+	std::string out = "[";
+	for (size_t i = 0; i < v.size(); i++) {
+		char buf[32];
+		std::snprintf(buf, sizeof buf, "%s%.6g", i ? ", " : "", v[i]);
+		out += buf;
+	}
+	return out + "]";
+}
+
+} // namespace bench
