@@ -356,7 +356,41 @@ typedef struct vkcol_batch_stats {
 	uint32_t levels;
 	uint64_t reruns;           ///< pairs rerun in smaller chunks after a frontier overflow
 	uint64_t cpu_fallbacks;    ///< pairs answered by the CPU reference (a lone pair overflowed)
+	/// Exact mode: pairs accepted on a cube-map witness (stage 1's early
+	/// accept, confirmed by an exact point-in-solid test) without traversal.
+	uint64_t witness_accepted;
 } vkcol_batch_stats;
+
+/// One intersecting triangle pair: triangle indices as given in each mesh's
+/// vkcol_mesh_desc (not the tree order).
+typedef struct vkcol_triangle_pair {
+	uint64_t pair;        ///< index into vkcol_batch_desc.pairs
+	uint32_t triangle_a;  ///< triangle of mesh a
+	uint32_t triangle_b;  ///< triangle of mesh b
+} vkcol_triangle_pair;
+
+/// Caller-owned output of the intersecting triangle pairs of a batch (exact
+/// mode). When it is given the traversal does not stop at a pair's first
+/// hit: it finds every triangle pair that intersects (or touches within the
+/// tolerance), and vkcol_pair_result.triangle_pairs is that complete count.
+/// Entries are sorted by (pair, triangle_a, triangle_b); when more are found
+/// than `capacity`, the first `capacity` of that order are kept and
+/// `truncated` is set (the per-pair counts stay complete).
+typedef struct vkcol_triangle_list {
+	vkcol_triangle_pair *entries; ///< capacity entries, written by the call
+	uint64_t capacity;
+	uint64_t count;               ///< out: entries written, <= capacity
+	bool truncated;               ///< out: some intersecting pairs did not fit
+} vkcol_triangle_list;
+
+/// vkcol_batch_desc.flags
+typedef enum vkcol_batch_flags {
+	/// Exact mode: do not accept pairs early on a cube-map witness (a vertex
+	/// well inside the other mesh's inner distance, confirmed by an exact
+	/// point-in-solid test); every undecided pair goes through the tree
+	/// traversal. For measurement: answers are the same either way.
+	VKCOL_BATCH_NO_EARLY_ACCEPT = 1u << 0,
+} vkcol_batch_flags;
 
 typedef struct vkcol_batch_desc {
 	const vkcol_pair *pairs;   ///< pair_count queries; meshes must belong to the context
@@ -371,6 +405,10 @@ typedef struct vkcol_batch_desc {
 	vkcol_progress_fn progress; ///< NULL = none
 	void *progress_user;
 	vkcol_batch_stats *stats;   ///< NULL = not collected; else overwritten
+	uint32_t flags;             ///< vkcol_batch_flags, 0 = none
+	/// Exact mode: also list the intersecting triangle pairs (NULL = only
+	/// count them, stopping at each pair's first hit). An error in approx mode.
+	vkcol_triangle_list *triangles;
 } vkcol_batch_desc;
 
 /// Answers desc->pair_count pairs into results (which must hold pair_count
