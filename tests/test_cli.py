@@ -790,6 +790,15 @@ def test_collide_usage_errors():
         (("collide", box, box, "--poses", "p", "--mip", "11"), "--mip"),
         (("collide", box, box, "--poses", "p", "--chunk", "0"), "--chunk"),
         (("collide", box, box, "--poses", "p", "--bogus"), "unknown option '--bogus'"),
+        (("collide", box, box, "--poses", "p", "--triangle-pairs"), "--triangle-pairs wants a file name"),
+        (("collide", box, box, "--poses", "p", "--triangle-pairs", "-"), "not '-'"),
+        (("collide", box, box, "--poses", "p", "--triangle-pairs", "t", "--mode", "approx"),
+         "--triangle-pairs needs exact mode"),
+        (("collide", box, box, "--poses", "p", "--max-triangle-pairs", "5"), "needs --triangle-pairs"),
+        (("collide", box, box, "--poses", "p", "--triangle-pairs", "t", "--max-triangle-pairs", "0"),
+         "--max-triangle-pairs"),
+        (("collide", box, box, "--poses", "p", "--triangle-pairs", "t", "--max-triangle-pairs=-1"),
+         "--max-triangle-pairs"),
     ]
     for args, message in cases:
         r = run(*args)
@@ -916,7 +925,8 @@ def test_collide_help():
     expect_exit(r, 0)
     for word in ("--poses", "--mode", "--resolution", "--mip", "--format", "--out", "--chunk", "--verify",
                  "--quiet", "qw qx qy qz tx ty tz", "R(q) x + t", "Hamilton", "FILE:LINE:COLUMN",
-                 CSV_HEADER, "bounds", "cube_map", "containment", "Default: exact"):
+                 CSV_HEADER, "bounds", "cube_map", "containment", "Default: exact", "--triangle-pairs FILE",
+                 "--max-triangle-pairs N", TRIANGLE_HEADER, "complete"):
         check(word in r.stdout, "help collide lacks %r\n%s" % (word, r.describe()))
     r = run("collide", "--help")
     expect_exit(r, 0)
@@ -941,6 +951,244 @@ def test_collide_example_poses():
     check(len(rows) == 2000, "%d rows" % len(rows))
     fraction = sum(x["collide"] for x in rows) / len(rows)
     check(0.3 <= fraction <= 0.6, "collide fraction %.3f" % fraction)
+
+
+# ---------------------------------------------------------------------------
+# collide --triangle-pairs
+#
+# The expected pairs come from an independent double-precision test written
+# here: two non-coplanar triangles meet exactly when an edge of one crosses
+# the other, and a segment crosses a triangle when its ends lie strictly on
+# both sides of the triangle's plane and the line through it passes strictly
+# inside the three edges (signs of tetrahedron volumes). Every sign this
+# decides on must be clear by TRIANGLE_MARGIN (far beyond float rounding), so
+# the poses below stay away from touching and coplanar contacts; the oracle
+# fails the test rather than guess when one is not.
+
+TRIANGLE_HEADER = "index,triangle_a,triangle_b"
+TRIANGLE_MARGIN = 1e-4
+
+
+class Degenerate(Failure):
+    pass
+
+
+def grid_box(half, center, n):
+    """A closed axis-aligned box, each face an n x n grid of quads split into
+    two triangles: (vertices, triangles) with shared vertices."""
+    index, vertices, triangles = {}, [], []
+
+    def vertex(p):
+        key = tuple(p)
+        if key not in index:
+            index[key] = len(vertices)
+            vertices.append(key)
+        return index[key]
+
+    def coord(axis, k):
+        # One expression for every face: shared edges get the same floats.
+        return center[axis] - half[axis] + 2 * half[axis] * k / n
+
+    for axis in range(3):
+        u, v = (axis + 1) % 3, (axis + 2) % 3
+        for side in (0, 1):
+            for i in range(n):
+                for j in range(n):
+                    quad = []
+                    for di, dj in ((0, 0), (1, 0), (1, 1), (0, 1)):
+                        p = [0.0, 0.0, 0.0]
+                        p[axis] = coord(axis, side * n)
+                        p[u] = coord(u, i + di)
+                        p[v] = coord(v, j + dj)
+                        quad.append(vertex(p))
+                    if side == 0:
+                        quad.reverse()
+                    triangles += [(quad[0], quad[1], quad[2]), (quad[0], quad[2], quad[3])]
+    return vertices, triangles
+
+
+def write_objects(directory, name, meshes):
+    """An OBJ file with one object per mesh, triangles only, so the i-th 'f'
+    line is triangle i."""
+    lines, base = [], 0
+    for k, (vertices, triangles) in enumerate(meshes):
+        lines.append("o part%d" % k)
+        lines += ["v %r %r %r" % v for v in vertices]
+        lines += ["f %d %d %d" % tuple(base + i + 1 for i in t) for t in triangles]
+        base += len(vertices)
+    return write(directory, name, "\n".join(lines) + "\n")
+
+
+def concatenate(meshes):
+    vertices, triangles = [], []
+    for v, t in meshes:
+        triangles += [tuple(len(vertices) + i for i in tri) for tri in t]
+        vertices += v
+    return vertices, triangles
+
+
+def place(vertices, pose):
+    """R(q) x + t, the poses file's convention."""
+    w, x, y, z = pose[:4]
+    s = math.sqrt(w * w + x * x + y * y + z * z)
+    w, x, y, z = w / s, x / s, y / s, z / s
+    r = ((1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)),
+         (2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)),
+         (2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)))
+    return [tuple(sum(r[i][k] * p[k] for k in range(3)) + pose[4 + i] for i in range(3)) for p in vertices]
+
+
+def orient(a, b, c, d):
+    """Six times the signed volume of the tetrahedron abcd."""
+    u = (b[0] - a[0], b[1] - a[1], b[2] - a[2])
+    v = (c[0] - a[0], c[1] - a[1], c[2] - a[2])
+    w = (d[0] - a[0], d[1] - a[1], d[2] - a[2])
+    return (u[0] * (v[1] * w[2] - v[2] * w[1]) - u[1] * (v[0] * w[2] - v[2] * w[0]) +
+            u[2] * (v[0] * w[1] - v[1] * w[0]))
+
+
+def segment_crosses(p, q, triangle):
+    a, b, c = triangle
+    d = (orient(a, b, c, p), orient(a, b, c, q))
+    if min(abs(x) for x in d) <= TRIANGLE_MARGIN:
+        raise Degenerate("test geometry: a vertex (nearly) on a triangle's plane")
+    if (d[0] > 0) == (d[1] > 0):
+        return False
+    e = (orient(p, q, a, b), orient(p, q, b, c), orient(p, q, c, a))
+    if min(abs(x) for x in e) <= TRIANGLE_MARGIN:
+        raise Degenerate("test geometry: an edge (nearly) through a triangle's edge")
+    return (e[0] > 0) == (e[1] > 0) == (e[2] > 0)
+
+
+def triangles_meet(s, t):
+    return any(segment_crosses(u[k], u[(k + 1) % 3], w) for u, w in ((s, t), (t, s)) for k in range(3))
+
+
+def expected_triangle_pairs(mesh_a, mesh_b, pose):
+    """{(triangle of A, triangle of B)} for B at pose against A."""
+    va, vb = mesh_a[0], place(mesh_b[0], pose)
+    tris_a = [tuple(va[i] for i in t) for t in mesh_a[1]]
+    tris_b = [tuple(vb[i] for i in t) for t in mesh_b[1]]
+
+    def box(t):
+        return [min(p[k] for p in t) - 1e-3 for k in range(3)], [max(p[k] for p in t) + 1e-3 for k in range(3)]
+
+    boxes_b = [box(t) for t in tris_b]
+    pairs = set()
+    for i, s in enumerate(tris_a):
+        lo, hi = box(s)
+        for j, t in enumerate(tris_b):
+            lo2, hi2 = boxes_b[j]
+            # Triangles whose boxes are apart cannot meet.
+            if all(lo[k] <= hi2[k] and lo2[k] <= hi[k] for k in range(3)) and triangles_meet(s, t):
+                pairs.add((i, j))
+    return pairs
+
+
+# B (0.5 x 0.4 x 0.3 half extents, 3 x 3 grid) against A (the cube of half
+# extent 1, 4 x 4 grid): poking out of A's +x face; far away; turned and
+# crossing A's -y face; wholly inside A (collides, by containment, with no
+# crossing triangles). Index 1 and 3 have no pairs.
+TRI_MESH_A = grid_box((1.0, 1.0, 1.0), (0.0, 0.0, 0.0), 4)
+TRI_MESH_B = grid_box((0.5, 0.4, 0.3), (0.0, 0.0, 0.0), 3)
+TRI_POSES = [(1, 0, 0, 0, 1.2347, 0.1713, -0.0871), (1, 0, 0, 0, 5, 0, 0),
+             (0.9, 0.2, -0.3, 0.25, 0.3, -1.05, 0.4), (1, 0, 0, 0, 0.1, 0.05, -0.02)]
+TRI_COLLIDE = [True, False, True, True]
+
+
+def poses_text(poses):
+    return "".join(" ".join(repr(float(x)) for x in p) + "\n" for p in poses)
+
+
+def parse_triangle_pairs(path):
+    """The rows of a --triangle-pairs file as (index, a, b), after checking
+    the header and the order."""
+    with open(path) as f:
+        lines = f.read().split("\n")
+    check(lines[0] == TRIANGLE_HEADER, "triangle pairs header %r" % lines[0])
+    check(lines[-1] == "", "the triangle pairs file does not end with a newline")
+    rows = []
+    for l in lines[1:-1]:
+        check(re.match(r"\d+,\d+,\d+$", l), "triangle pairs row %r" % l)
+        rows.append(tuple(int(x) for x in l.split(",")))
+    check(rows == sorted(rows), "triangle pairs not sorted by (index, triangle_a, triangle_b)")
+    check(len(set(rows)) == len(rows), "a triangle pair is listed twice")
+    return rows
+
+
+def expected_rows(mesh_a, mesh_b, poses):
+    rows = []
+    for index, pose in enumerate(poses):
+        rows += [(index, a, b) for a, b in sorted(expected_triangle_pairs(mesh_a, mesh_b, pose))]
+    return rows
+
+
+def check_truncated(r, path, expected, listed, why):
+    """One warning naming the file, `listed` of len(expected) rows, and why;
+    the rows listed are every pair of the poses before one pose and some of
+    that pose's."""
+    lines = r.stderr.splitlines()
+    check(len(lines) == 1, "expected one warning line\n" + r.describe())
+    m = re.match(r"vkcollide: warning: (.*) lists ([\d,]+) of the ([\d,]+) intersecting triangle pairs found "
+                 r"\((.*)\); the triangle_pairs counts in the results are complete$", lines[0])
+    check(m, "unexpected warning\n" + r.describe())
+    check(m.group(1) == path, "the warning names %r" % m.group(1))
+    check(int(m.group(2).replace(",", "")) == listed and int(m.group(3).replace(",", "")) == len(expected),
+          "warning counts %s of %s, expected %d of %d" % (m.group(2), m.group(3), listed, len(expected)))
+    check(re.search(why, m.group(4)), "warning reason %r does not match %r" % (m.group(4), why))
+    got = parse_triangle_pairs(path)
+    check(len(got) == listed, "%d rows listed, expected %d" % (len(got), listed))
+    check(set(got) <= set(expected), "rows that are not intersecting pairs: %r" % sorted(set(got) - set(expected)))
+    if got:
+        last = got[-1][0]
+        check([x for x in got if x[0] < last] == [x for x in expected if x[0] < last],
+              "the poses before the last one listed are not listed whole")
+
+
+def counts_of(rows, index):
+    return sum(1 for x in rows if x[0] == index)
+
+
+def test_collide_triangle_pairs_empty():
+    # No pair: the header alone; the misses and the containment pose, and an
+    # empty poses file.
+    with tempfile.TemporaryDirectory() as d:
+        a = write_objects(d, "a.obj", [TRI_MESH_A])
+        b = write_objects(d, "b.obj", [TRI_MESH_B])
+        out = os.path.join(d, "pairs.csv")
+        for name, poses in (("misses.txt", [TRI_POSES[1], TRI_POSES[3]]), ("empty.txt", [])):
+            write(d, "pairs.csv", "old content that must go\n")
+            r = collide(write(d, name, poses_text(poses)), "--triangle-pairs", out, a=a, b=b)
+            expect_exit(r, 0)
+            check(r.stderr == "", r.describe())
+            check([x["collide"] for x in parse_csv(r.stdout)] == [False, True][:len(poses)], r.describe())
+            with open(out) as f:
+                check(f.read() == TRIANGLE_HEADER + "\n", "%s: not the header alone" % name)
+
+
+def test_collide_triangle_pairs_refused():
+    # Approx mode tests no triangles: a usage error, and no file is made.
+    with tempfile.TemporaryDirectory() as d:
+        poses = write(d, "poses.txt", HIT + "\n")
+        out = os.path.join(d, "pairs.csv")
+        r = collide(poses, "--triangle-pairs", out, "--mode", "approx")
+        expect_exit(r, 2)
+        check(r.stderr.startswith("vkcollide: collide: --triangle-pairs needs exact mode"), r.describe())
+        check("usage: vkcollide collide" in r.stderr and r.stdout == "", r.describe())
+        check(not os.path.exists(out), "--mode approx created the triangle pairs file")
+        # Neither the poses file nor the results' file can take the list.
+        r = collide(poses, "--triangle-pairs", poses)
+        expect_exit(r, 2)
+        expect_error_line(r, "poses.txt", r"--triangle-pairs names the poses file")
+        with open(poses) as f:
+            check(f.read() == HIT + "\n", "the poses file was overwritten")
+        results = os.path.join(d, "results.csv")
+        r = collide(poses, "--out", results, "--triangle-pairs", results)
+        expect_exit(r, 2)
+        expect_error_line(r, "results.csv", r"--triangle-pairs names the file the results go to")
+        r = collide(poses, "--triangle-pairs", os.path.join(d, "no", "such", "dir.csv"))
+        expect_exit(r, 2)
+        expect_error_line(r, "dir.csv", r"cannot create")
 
 
 # ---------------------------------------------------------------------------

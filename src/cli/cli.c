@@ -29,7 +29,10 @@ void error_line(const char *fmt, ...)
 
 void print_command_help(const command *cmd, FILE *out)
 {
-	fprintf(out, "usage: vkcollide %s %s\n\n%s\n%s", cmd->name, cmd->synopsis, cmd->help, common_help);
+	fprintf(out, "usage: vkcollide %s %s\n\n", cmd->name, cmd->synopsis);
+	for (const char *const *part = cmd->help; *part; part++)
+		fputs(*part, out);
+	fprintf(out, "\n%s", common_help);
 }
 
 int usage_error(const command *cmd, const char *fmt, ...)
@@ -158,7 +161,7 @@ bool match_value_option(int argc, char **argv, int *i, const char *name, const c
 	return true;
 }
 
-bool parse_u32(const char *text, uint32_t min, uint32_t max, uint32_t *out)
+bool parse_u64(const char *text, uint64_t min, uint64_t max, uint64_t *out)
 {
 	if (!text || !*text || *text == '-' || *text == '+')
 		return false;
@@ -166,6 +169,15 @@ bool parse_u32(const char *text, uint32_t min, uint32_t max, uint32_t *out)
 	errno = 0;
 	unsigned long long v = strtoull(text, &end, 10);
 	if (errno || *end || v < min || v > max)
+		return false;
+	*out = (uint64_t)v;
+	return true;
+}
+
+bool parse_u32(const char *text, uint32_t min, uint32_t max, uint32_t *out)
+{
+	uint64_t v;
+	if (!parse_u64(text, min, max, &v))
 		return false;
 	*out = (uint32_t)v;
 	return true;

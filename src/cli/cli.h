@@ -23,7 +23,9 @@ typedef struct command {
 	const char *name;
 	const char *synopsis; // after "vkcollide NAME"
 	const char *summary;  // one line for the command list
-	const char *help;     // description and options for `vkcollide help NAME`
+	// Description and options for `vkcollide help NAME`: paragraphs printed
+	// one after the other, NULL last (ISO C caps a string literal at 4095).
+	const char *const *help;
 	int (*run)(const struct command *cmd, int argc, char **argv); // argv[0] is the name
 } command;
 
@@ -100,6 +102,7 @@ bool match_value_option(int argc, char **argv, int *i, const char *name, const c
 
 // A decimal integer in min..max, no sign, nothing after it.
 bool parse_u32(const char *text, uint32_t min, uint32_t max, uint32_t *out);
+bool parse_u64(const char *text, uint64_t min, uint64_t max, uint64_t *out);
 
 // ---------------------------------------------------------------------------
 // Formatting

@@ -39,14 +39,17 @@
 
 #define PROGRESS_INTERVAL_S 0.25
 #define CALIBRATION_POSES 4096u
+// --triangle-pairs: rows listed in all without --max-triangle-pairs, and the
+// most entries the list handed to one vkcol_batch_run call holds (16 bytes
+// each: 16 MiB). The library's device list holds 2^20 per chunk too.
+#define DEFAULT_MAX_TRIANGLE_PAIRS 1000000u
+#define TRIANGLE_BUFFER_ENTRIES (1u << 20)
+#define MAX_TRIANGLE_PAIRS (UINT64_C(1) << 48)
+#define TRIANGLE_CSV_HEADER "index,triangle_a,triangle_b\n"
 
 static int cmd_collide(const command *cmd, int argc, char **argv);
 
-const command collide_command = {
-	"collide",
-	"A B --poses FILE [--mode approx|exact] [--resolution N] [--mip N]\n"
-	"                         [--format csv|jsonl] [--out FILE] [--chunk N] [--verify] [--quiet]",
-	"test mesh B, at every pose of a file, against mesh A",
+static const char *const collide_help[] = {
 	"Imports the meshes A and B (as mesh-info does) and answers, for every pose\n"
 	"in the poses file, whether B placed at that pose intersects A. Closed meshes\n"
 	"are solids (one inside the other collides); open meshes are surfaces.\n"
@@ -67,7 +70,7 @@ const command collide_command = {
 	"    vkcollide: FILE:LINE:COLUMN: reason\n"
 	"and exit status 2, after every pose before it has been answered and\n"
 	"written: fix the line, and rerun from it.\n"
-	"\n"
+	"\n",
 	"Output (standard output, or --out FILE), one row per pose:\n"
 	"  csv    index,collide,stage,penetration,triangle_pairs,line\n"
 	"         0,1,cube_map,0.12,3\n"
@@ -80,11 +83,34 @@ const command collide_command = {
 	"          the overlap of the origins' inner balls, or the depth of the\n"
 	"          first vertex found inside the other mesh; 0 if apart\n"
 	"triangle_pairs  exact mode: intersecting triangle pairs found (the search\n"
-	"          stops early, so a lower bound); 0 in approx mode\n"
+	"          stops early, so a lower bound; with --triangle-pairs it does not:\n"
+	"          the complete count); 0 in approx mode\n"
 	"line      the pose's line number in the poses file, from 1\n"
 	"A poses file with no poses gives the csv header alone (jsonl: nothing) and\n"
 	"exit status 0.\n"
-	"\n"
+	"\n",
+	"Triangle pairs (--triangle-pairs FILE, exact mode only): FILE gets one csv\n"
+	"row per intersecting (or touching) pair of a triangle of A and one of B,\n"
+	"sorted by pose, then triangle of A, then triangle of B:\n"
+	"    index,triangle_a,triangle_b\n"
+	"    0,17,4\n"
+	"index     the pose, as in the results\n"
+	"triangle_a, triangle_b  the triangle of A and of B, from 0, in the order\n"
+	"          the meshes are imported (the triangles mesh-info counts): the\n"
+	"          file's faces in order, a polygon of n corners as n-2 triangles\n"
+	"          in a row, points and lines not counted. A file of several meshes\n"
+	"          (OBJ objects, groups or materials; glTF nodes) numbers the\n"
+	"          triangles of one mesh after the other's, in the order of the\n"
+	"          scene Assimp reads (an instanced mesh once per instance), which\n"
+	"          need not be the file's.\n"
+	"The search then finds every pair, which is slower than stopping at a pose's\n"
+	"first. The list stops after --max-triangle-pairs rows, or at a pose with\n"
+	"more pairs than one batch lists (1048576): it holds every pair of the poses\n"
+	"before one pose and some of that pose's; one warning on stderr says how\n"
+	"many of how many are listed, the triangle_pairs counts in the results stay\n"
+	"complete, and the exit status is 0. A run without pairs writes the header\n"
+	"alone.\n"
+	"\n",
 	"Options:\n"
 	"  --poses FILE      the poses (required); - reads standard input\n"
 	"  --mode MODE       approx: the cube-map test alone; fast, may disagree with\n"
@@ -106,10 +132,26 @@ const command collide_command = {
 	"                    false negatives; the exit status is unchanged\n"
 	"  -q, --quiet       no progress line (it is shown on stderr only when stderr\n"
 	"                    is a terminal)\n"
+	"  --triangle-pairs FILE\n"
+	"                    list the intersecting triangle pairs in FILE (csv, see\n"
+	"                    above); exact mode only\n"
+	"  --max-triangle-pairs N\n"
+	"                    most rows in that list, 1..2^48 (default 1000000); the\n"
+	"                    memory it takes is bounded (16 MiB at most)\n"
 	"\n"
 	"Interrupting (Ctrl-C, SIGTERM) stops after the work under way; the poses\n"
 	"answered are written, a line names the last one, and the exit status is\n"
 	"128 + the signal. A second Ctrl-C exits at once.\n",
+	NULL,
+};
+
+const command collide_command = {
+	"collide",
+	"A B --poses FILE [--mode approx|exact] [--resolution N] [--mip N]\n"
+	"                         [--format csv|jsonl] [--out FILE] [--chunk N] [--verify] [--quiet]\n"
+	"                         [--triangle-pairs FILE [--max-triangle-pairs N]]",
+	"test mesh B, at every pose of a file, against mesh A",
+	collide_help,
 	cmd_collide,
 };
 
@@ -249,6 +291,20 @@ typedef struct collide_job {
 
 	// --verify
 	uint64_t verified, agree, false_positive, false_negative, reference_collide;
+
+	// --triangle-pairs: tri_out is NULL when not listing. The rows written
+	// are every intersecting pair of the poses in order until the list stops
+	// (tri_stopped): at --max-triangle-pairs, or at a pose with more pairs
+	// than one call can list (tri_short_pose, else UINT64_MAX).
+	FILE *tri_out;
+	const char *tri_name;
+	vkcol_triangle_pair *tri_entries; // tri_buffer entries, one call's list
+	uint64_t tri_buffer;
+	uint64_t tri_max;
+	uint64_t tri_listed;     // rows written
+	uint64_t tri_found;      // complete counts of the poses written, summed
+	bool tri_stopped;
+	uint64_t tri_short_pose;
 } collide_job;
 
 // The library's per-chunk callback: results [0, done) of the call, which
@@ -261,7 +317,10 @@ static bool on_chunk(void *user, uint64_t done, uint64_t total)
 		job->collide += job->results[job->counted].collide != 0;
 	if (!job->verify)
 		progress_show(&job->progress, job->answered + job->counted, job->collide);
-	return !interrupt_signal;
+	// A call that lists triangle pairs is one chunk long and runs to its end
+	// (an interrupted call's list is not defined); answer_block checks the
+	// interrupt between calls.
+	return !interrupt_signal || job->tri_out;
 }
 
 // Pairs per library chunk: about half a second of work at the rate seen so
@@ -277,6 +336,50 @@ static uint32_t chunk_pairs(const collide_job *job)
 	return chunk;
 }
 
+static void write_triangle_rows(collide_job *job, uint64_t index, const vkcol_triangle_pair *entries,
+                                uint64_t count)
+{
+	for (uint64_t k = 0; k < count; k++)
+		fprintf(job->tri_out, "%" PRIu64 ",%u,%u\n", index, entries[k].triangle_a, entries[k].triangle_b);
+	job->tri_listed += count;
+}
+
+// Writes the triangle pairs a call listed for the block's poses [offset,
+// offset + n) and returns how many of those poses are settled: n, unless the
+// call's list ran out of room before --max-triangle-pairs did; then the poses
+// listed whole are settled and the caller repeats the call from the first
+// pose that was not.
+static uint32_t take_triangles(collide_job *job, uint32_t n, const vkcol_triangle_list *list)
+{
+	if (job->tri_stopped)
+		return n;
+	const vkcol_pair_result *res = job->results + job->offset;
+	uint64_t first_index = job->answered + job->offset;
+	// The list is sorted by pair, so each pose's entries are a run of it.
+	uint64_t count = list->count < list->capacity ? list->count : list->capacity;
+	uint64_t e = 0, have = 0;
+	uint32_t i = 0;
+	for (; i < n; i++, e += have) {
+		for (have = 0; e + have < count && list->entries[e + have].pair == i;)
+			have++;
+		if (have < res[i].triangle_pairs)
+			break;
+		write_triangle_rows(job, first_index + i, list->entries + e, have);
+	}
+	if (i == n)
+		return n;
+	// Pose i is not listed whole. When its pairs fit in what remains of
+	// --max-triangle-pairs, a call starting at it lists them (unless it
+	// started there already); else the list stops inside it.
+	uint64_t room = job->tri_max - job->tri_listed;
+	if (res[i].triangle_pairs <= room && i > 0)
+		return i;
+	write_triangle_rows(job, first_index + i, list->entries + e, have < room ? have : room);
+	job->tri_stopped = true;
+	job->tri_short_pose = res[i].triangle_pairs <= room ? first_index + i : UINT64_MAX;
+	return n;
+}
+
 // Answers the poses of the block. *answered receives how many of them, from
 // the first, have their results: all of them unless the result is an error
 // (VKCOL_ERROR_INTERRUPTED included).
@@ -290,12 +393,25 @@ static vkcol_result answer_block(collide_job *job, uint32_t *answered)
 		// library's chunks.
 		if (job->answered + job->offset == 0 && n > CALIBRATION_POSES)
 			n = CALIBRATION_POSES;
+		uint32_t chunk = chunk_pairs(job);
 		vkcol_batch_desc bd = {0};
+		vkcol_triangle_list list = {0};
+		if (job->tri_out) {
+			// One chunk per call, and a list of what remains to list (at
+			// least one entry: after the list has stopped, a list still
+			// keeps the per-pose counts complete).
+			if (n > chunk)
+				n = chunk;
+			uint64_t room = job->tri_stopped ? 0 : job->tri_max - job->tri_listed;
+			list.entries = job->tri_entries;
+			list.capacity = room < job->tri_buffer ? (room ? room : 1) : job->tri_buffer;
+			bd.triangles = &list;
+		}
 		bd.pairs = job->pairs + job->offset;
 		bd.pair_count = n;
 		bd.mode = job->mode;
 		bd.mip_level = job->mip;
-		bd.chunk_pairs = chunk_pairs(job);
+		bd.chunk_pairs = chunk;
 		bd.progress = on_chunk;
 		bd.progress_user = job;
 		double start = now_seconds();
@@ -303,6 +419,8 @@ static vkcol_result answer_block(collide_job *job, uint32_t *answered)
 		job->batch_seconds += now_seconds() - start;
 		if (r != VKCOL_SUCCESS)
 			break;
+		if (job->tri_out)
+			n = take_triangles(job, n, &list);
 		// The callback has counted every result it was told of; count the
 		// rest (none when the library reports the last chunk).
 		job->offset += n;
@@ -313,7 +431,9 @@ static vkcol_result answer_block(collide_job *job, uint32_t *answered)
 			break;
 		}
 	}
-	*answered = r == VKCOL_SUCCESS || r == VKCOL_ERROR_INTERRUPTED ? job->counted : 0;
+	// Results past offset (a call take_triangles repeats) have no rows yet.
+	uint32_t done = job->tri_out ? job->offset : job->counted;
+	*answered = r == VKCOL_SUCCESS || r == VKCOL_ERROR_INTERRUPTED ? done : 0;
 	return r;
 }
 
@@ -337,6 +457,7 @@ static bool write_block(collide_job *job, uint32_t n)
 			fprintf(job->out, "%" PRIu64 ",%u,%s,%s,%u,%" PRIu64 "\n", index, res->collide ? 1u : 0u,
 			        stage_word(res->stage), penetration, res->triangle_pairs, job->lines[i]);
 		}
+		job->tri_found += res->triangle_pairs;
 	}
 	if (n) {
 		job->answered += n;
@@ -380,6 +501,22 @@ static void print_verify_summary(const collide_job *job, const char *mode_name)
 	           100.0 * (double)job->reference_collide / n);
 }
 
+// The list of --triangle-pairs stopped short: one line saying how far it
+// goes; the counts in the results are complete all the same.
+static void print_triangles_stopped(const collide_job *job)
+{
+	char listed[32], found[32], why[96];
+	format_count(job->tri_listed, listed, sizeof(listed));
+	format_count(job->tri_found, found, sizeof(found));
+	if (job->tri_short_pose == UINT64_MAX)
+		snprintf(why, sizeof(why), "--max-triangle-pairs %" PRIu64, job->tri_max);
+	else
+		snprintf(why, sizeof(why), "pose %" PRIu64 " has more pairs than one batch can list", job->tri_short_pose);
+	error_line("warning: %s lists %s of the %s intersecting triangle pairs found (%s); the triangle_pairs counts "
+	           "in the results are complete",
+	           job->tri_name, listed, found, why);
+}
+
 static void print_exact_unsupported(void)
 {
 	error_line("exact mode is not implemented yet (use --mode approx)");
@@ -390,6 +527,9 @@ typedef struct collide_args {
 	const char *poses;
 	const char *out;
 	const char *mode_name;
+	const char *triangle_pairs; // --triangle-pairs FILE, NULL = none
+	uint64_t max_triangle_pairs;
+	bool max_triangle_pairs_given;
 	uint32_t resolution, mip, chunk;
 	bool jsonl, verify, quiet;
 } collide_args;
@@ -402,6 +542,7 @@ static int parse_collide_args(const command *cmd, int argc, char **argv, collide
 	a->mode_name = DEFAULT_MODE_NAME;
 	a->resolution = DEFAULT_RESOLUTION;
 	a->chunk = DEFAULT_BLOCK_POSES;
+	a->max_triangle_pairs = DEFAULT_MAX_TRIANGLE_PAIRS;
 	for (int i = 1; i < argc; i++) {
 		const char *arg = argv[i];
 		const char *value = NULL;
@@ -450,6 +591,18 @@ static int parse_collide_args(const command *cmd, int argc, char **argv, collide
 			if (!parse_u32(value, 1, MAX_BLOCK_POSES, &a->chunk))
 				return usage_error(cmd, "--chunk wants an integer in 1..%u, not '%s'", MAX_BLOCK_POSES,
 				                   value ? value : "");
+		} else if (match_value_option(argc, argv, &i, "--triangle-pairs", &value)) {
+			if (!value || !*value)
+				return usage_error(cmd, "--triangle-pairs wants a file name");
+			if (strcmp(value, "-") == 0)
+				return usage_error(cmd, "--triangle-pairs wants a file name, not '-' (standard output carries "
+				                        "the results)");
+			a->triangle_pairs = value;
+		} else if (match_value_option(argc, argv, &i, "--max-triangle-pairs", &value)) {
+			if (!parse_u64(value, 1, MAX_TRIANGLE_PAIRS, &a->max_triangle_pairs))
+				return usage_error(cmd, "--max-triangle-pairs wants an integer in 1..%" PRIu64 ", not '%s'",
+				                   (uint64_t)MAX_TRIANGLE_PAIRS, value ? value : "");
+			a->max_triangle_pairs_given = true;
 		} else if (strcmp(arg, "--verify") == 0) {
 			a->verify = true;
 		} else if (strcmp(arg, "--quiet") == 0 || strcmp(arg, "-q") == 0) {
@@ -462,6 +615,10 @@ static int parse_collide_args(const command *cmd, int argc, char **argv, collide
 		return usage_error(cmd, file_count ? "one mesh file given, two needed (A and B)" : "no mesh files given");
 	if (!a->poses)
 		return usage_error(cmd, "no --poses FILE given");
+	if (a->triangle_pairs && strcmp(a->mode_name, "approx") == 0)
+		return usage_error(cmd, "--triangle-pairs needs exact mode: approx mode tests no triangles");
+	if (a->max_triangle_pairs_given && !a->triangle_pairs)
+		return usage_error(cmd, "--max-triangle-pairs needs --triangle-pairs FILE");
 	return 0;
 }
 
@@ -522,6 +679,37 @@ static int probe_mode(collide_job *job)
 	return 0;
 }
 
+// True when path is the regular file open as fd.
+static bool same_file(int fd, const char *path)
+{
+	struct stat a, b;
+	return fstat(fd, &a) == 0 && S_ISREG(a.st_mode) && stat(path, &b) == 0 && a.st_dev == b.st_dev &&
+	       a.st_ino == b.st_ino;
+}
+
+// Creates the --triangle-pairs file (after the results' file, so that it
+// cannot be either input or output) and writes its header. Returns 0 or an
+// exit status.
+static int open_triangle_pairs(collide_job *job, const char *path, const pose_reader *reader)
+{
+	if (reader->fd != STDIN_FILENO && same_file(reader->fd, path)) {
+		error_line("%s: --triangle-pairs names the poses file itself", path);
+		return EXIT_USAGE;
+	}
+	if (same_file(fileno(job->out), path)) {
+		error_line("%s: --triangle-pairs names the file the results go to", path);
+		return EXIT_USAGE;
+	}
+	job->tri_out = fopen(path, "w");
+	if (!job->tri_out) {
+		error_line("%s: cannot create the triangle pairs file: %s", path, strerror(errno));
+		return EXIT_USAGE;
+	}
+	job->tri_name = path;
+	fputs(TRIANGLE_CSV_HEADER, job->tri_out);
+	return 0;
+}
+
 // Reads, answers and writes every block. Returns the exit status.
 static int stream_poses(collide_job *job, pose_reader *reader, const char *mode_name)
 {
@@ -572,6 +760,12 @@ static int stream_poses(collide_job *job, pose_reader *reader, const char *mode_
 				error_line("%s: cannot write the results: %s", job->out_name, strerror(e));
 				return EXIT_RUNTIME;
 			}
+			if (job->tri_out && (fflush(job->tri_out) != 0 || ferror(job->tri_out))) {
+				int e = errno;
+				progress_clear(&job->progress);
+				error_line("%s: cannot write the triangle pairs: %s", job->tri_name, strerror(e));
+				return EXIT_RUNTIME;
+			}
 			progress_show(&job->progress, job->answered, job->collide);
 		}
 		// An interrupt that came after the last pose was read, answered
@@ -588,6 +782,8 @@ static int stream_poses(collide_job *job, pose_reader *reader, const char *mode_
 	progress_clear(&job->progress);
 	if (job->verify)
 		print_verify_summary(job, mode_name);
+	if (job->tri_stopped)
+		print_triangles_stopped(job);
 	switch (status) {
 	case READ_BAD_LINE:
 		error_line("%s:%" PRIu64 ":%" PRIu64 ": %s", reader->name, err.line, err.column, err.reason);
@@ -669,6 +865,23 @@ static int cmd_collide(const command *cmd, int argc, char **argv)
 	if (status != 0)
 		goto cleanup;
 
+	job.tri_max = args.max_triangle_pairs;
+	job.tri_short_pose = UINT64_MAX;
+	if (args.triangle_pairs) {
+		// The tests shrink the list of a call to reach the paths a real run
+		// takes only past 2^20 pairs per call.
+		uint64_t buffer = TRIANGLE_BUFFER_ENTRIES;
+		const char *test_buffer = getenv("VKCOLLIDE_TEST_TRIANGLE_BUFFER");
+		if (test_buffer && !parse_u64(test_buffer, 1, TRIANGLE_BUFFER_ENTRIES, &buffer))
+			buffer = TRIANGLE_BUFFER_ENTRIES;
+		job.tri_buffer = job.tri_max < buffer ? job.tri_max : buffer;
+		job.tri_entries = malloc((size_t)job.tri_buffer * sizeof(*job.tri_entries));
+		if (!job.tri_entries) {
+			error_line("out of memory for a list of %" PRIu64 " triangle pairs", job.tri_buffer);
+			status = EXIT_RUNTIME;
+			goto cleanup;
+		}
+	}
 	job.capacity = args.chunk;
 	job.pairs = malloc((size_t)job.capacity * sizeof(*job.pairs));
 	job.results = malloc((size_t)job.capacity * sizeof(*job.results));
@@ -702,6 +915,11 @@ static int cmd_collide(const command *cmd, int argc, char **argv)
 		job.out = stdout;
 		job.out_name = "standard output";
 	}
+	if (args.triangle_pairs) {
+		status = open_triangle_pairs(&job, args.triangle_pairs, reader);
+		if (status != 0)
+			goto cleanup;
+	}
 	if (!job.jsonl)
 		fputs("index,collide,stage,penetration,triangle_pairs,line\n", job.out);
 
@@ -716,6 +934,11 @@ static int cmd_collide(const command *cmd, int argc, char **argv)
 		status = EXIT_RUNTIME;
 	}
 	job.out = NULL;
+	if (job.tri_out && fclose(job.tri_out) != 0 && status == 0) {
+		error_line("%s: cannot write the triangle pairs: %s", job.tri_name, strerror(errno));
+		status = EXIT_RUNTIME;
+	}
+	job.tri_out = NULL;
 	log_flush(&log);
 	// Checked whatever the outcome: a bad line must not hide a validation
 	// message about the poses before it.
@@ -726,6 +949,9 @@ static int cmd_collide(const command *cmd, int argc, char **argv)
 cleanup:
 	if (job.out && job.out != stdout)
 		fclose(job.out);
+	if (job.tri_out)
+		fclose(job.tri_out);
+	free(job.tri_entries);
 	free(job.pairs);
 	free(job.results);
 	free(job.lines);

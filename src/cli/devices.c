@@ -12,16 +12,21 @@
 
 static int cmd_devices(const command *cmd, int argc, char **argv);
 
-const command devices_command = {
-	"devices",
-	"[--json]",
-	"list the Vulkan devices and mark the one vkcollide uses",
+static const char *const devices_help[] = {
 	"Lists every Vulkan device with its limits. '*' marks the device vkcollide\n"
 	"would use: the one VKCOLLIDE_DEVICE names (an index or a name substring),\n"
 	"else the first discrete > integrated > virtual > CPU device.\n"
 	"\n"
 	"Options:\n"
 	"  --json           one JSON object instead of text\n",
+	NULL,
+};
+
+const command devices_command = {
+	"devices",
+	"[--json]",
+	"list the Vulkan devices and mark the one vkcollide uses",
+	devices_help,
 	cmd_devices,
 };
 

@@ -22,11 +22,16 @@
 
 static int cmd_help(const command *cmd, int argc, char **argv);
 
+static const char *const help_help[] = {
+	"Shows the list of commands, or the help of COMMAND.\n",
+	NULL,
+};
+
 static const command help_command = {
 	"help",
 	"[COMMAND]",
 	"show the help of a command",
-	"Shows the list of commands, or the help of COMMAND.\n",
+	help_help,
 	cmd_help,
 };
 

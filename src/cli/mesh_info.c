@@ -11,10 +11,7 @@
 
 static int cmd_mesh_info(const command *cmd, int argc, char **argv);
 
-const command mesh_info_command = {
-	"mesh-info",
-	"FILE [--json] [--leaf-size N] [--max-depth N] [--cube-resolution N]",
-	"import a mesh and describe it: topology, bounds, volume, AABB tree",
+static const char *const mesh_info_help[] = {
 	"Imports FILE (any format Assimp reads: OBJ, STL, PLY, OFF, glTF, ...),\n"
 	"merges its sub-meshes in world space, uploads it to the device and prints\n"
 	"what the library found: vertex and triangle counts, closed or open, bounds,\n"
@@ -26,6 +23,14 @@ const command mesh_info_command = {
 	"  --max-depth N        deepest tree level, 1..48 (default 40)\n"
 	"  --cube-resolution N  distance cube map edge in texels, a power of two\n"
 	"                       in 4..1024 (default 64)\n",
+	NULL,
+};
+
+const command mesh_info_command = {
+	"mesh-info",
+	"FILE [--json] [--leaf-size N] [--max-depth N] [--cube-resolution N]",
+	"import a mesh and describe it: topology, bounds, volume, AABB tree",
+	mesh_info_help,
 	cmd_mesh_info,
 };
 
