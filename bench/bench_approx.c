@@ -27,6 +27,7 @@ typedef struct options {
 	int resolution_count;
 	uint32_t speed_resolutions[BENCH_MAX_LIST];
 	int speed_resolution_count;
+	bool set_accuracy, set_resolutions; // given: kept by --quick
 } options;
 
 static vkcol_result run_approx(vkcol_context *ctx, const vkcol_pair *pairs, uint64_t count, vkcol_pair_result *results)
@@ -35,19 +36,51 @@ static vkcol_result run_approx(vkcol_context *ctx, const vkcol_pair *pairs, uint
 	return vkcol_batch_run(ctx, &desc, results);
 }
 
-static void usage(void)
+// The usage lines of bench_approx's own options.
+static const char own_usage[] =
+	"  --accuracy N             poses checked against the reference (default 20000; 0 = skip)\n"
+	"  --resolutions LIST       cube-map resolutions for accuracy and build times\n"
+	"                           (default 8,16,32,64,128,256)\n"
+	"  --speed-resolutions LIST resolutions timed for speed (default 64; empty = skip)\n"
+	"  --peer-answers FILE      score another tool's 0/1 answers against the reference\n"
+	"  --peer-name NAME         its label (default fcl)\n"
+	"  --quick                  smoke run: 2000 accuracy poses, resolutions 8,64,\n"
+	"                           batch sizes 1000,10000, 2 repeats\n";
+
+// bench_approx's own options (bench_option_fn).
+static int approx_option(void *user, const char *arg, const char *value)
 {
-	fprintf(stderr,
-	        "usage: bench_approx A B [options]\n" BENCH_USAGE_COMMON
-	        "  --accuracy N             poses checked against the reference (default 20000; 0 = skip)\n"
-	        "  --resolutions LIST       cube-map resolutions for accuracy and build times\n"
-	        "                           (default 8,16,32,64,128,256)\n"
-	        "  --speed-resolutions LIST resolutions timed for speed (default 64; empty = skip)\n"
-	        "  --peer-answers FILE      score another tool's 0/1 answers against the reference\n"
-	        "  --peer-name NAME         its label (default fcl)\n"
-	        "  --quick                  smoke run: 2000 accuracy poses, resolutions 8,64,\n"
-	        "                           batch sizes 1000,10000, 2 repeats\n");
-	exit(2);
+	options *opt = user;
+	if (!value)
+		return 0; // each of them takes a value
+	if (!strcmp(arg, "--accuracy")) {
+		opt->accuracy_poses = strtoull(value, NULL, 10), opt->set_accuracy = true;
+	} else if (!strcmp(arg, "--resolutions") || !strcmp(arg, "--speed-resolutions")) {
+		bool speed = arg[2] == 's';
+		uint64_t list[BENCH_MAX_LIST];
+		int n = *value ? bench_parse_list(value, list, BENCH_MAX_LIST) : 0;
+		if (n < 0 || (!speed && n == 0))
+			return 0;
+		for (int k = 0; k < n; k++) {
+			if (list[k] < 4 || list[k] > 1024 || (list[k] & (list[k] - 1)))
+				bench_die("resolution %s: must be a power of two in 4..1024", value);
+			if (speed)
+				opt->speed_resolutions[k] = (uint32_t)list[k];
+			else
+				opt->resolutions[k] = (uint32_t)list[k];
+		}
+		if (speed)
+			opt->speed_resolution_count = n;
+		else
+			opt->resolution_count = n, opt->set_resolutions = true;
+	} else if (!strcmp(arg, "--peer-answers")) {
+		opt->peer_answers = value;
+	} else if (!strcmp(arg, "--peer-name")) {
+		opt->peer_name = value;
+	} else {
+		return 0;
+	}
+	return 2;
 }
 
 static void parse_options(int argc, char **argv, options *opt)
@@ -60,81 +93,34 @@ static void parse_options(int argc, char **argv, options *opt)
 		.speed_resolution_count = 1,
 		.peer_name = "fcl",
 	};
-	bench_options_init(&opt->common);
-	bool set_accuracy = false, set_resolutions = false;
-	for (int i = 1; i < argc; i++) {
-		const char *arg = argv[i];
-		const char *value = i + 1 < argc ? argv[i + 1] : NULL;
-		int used = bench_parse_option(&opt->common, argc, argv, &i);
-		if (used < 0)
-			usage();
-		if (used)
-			continue;
-		uint64_t list[BENCH_MAX_LIST];
-#define TAKE() (value ? (i++, value) : (usage(), ""))
-		if (!strcmp(arg, "--accuracy"))
-			opt->accuracy_poses = strtoull(TAKE(), NULL, 10), set_accuracy = true;
-		else if (!strcmp(arg, "--resolutions") || !strcmp(arg, "--speed-resolutions")) {
-			bool speed = arg[2] == 's';
-			const char *text = TAKE();
-			int n = *text ? bench_parse_list(text, list, BENCH_MAX_LIST) : 0;
-			if (n < 0 || (!speed && n == 0))
-				usage();
-			for (int k = 0; k < n; k++) {
-				if (list[k] < 4 || list[k] > 1024 || (list[k] & (list[k] - 1)))
-					bench_die("resolution %s: must be a power of two in 4..1024", text);
-				if (speed)
-					opt->speed_resolutions[k] = (uint32_t)list[k];
-				else
-					opt->resolutions[k] = (uint32_t)list[k];
-			}
-			if (speed)
-				opt->speed_resolution_count = n;
-			else
-				opt->resolution_count = n, set_resolutions = true;
-		} else if (!strcmp(arg, "--peer-answers"))
-			opt->peer_answers = TAKE();
-		else if (!strcmp(arg, "--peer-name"))
-			opt->peer_name = TAKE();
-		else
-			usage();
-#undef TAKE
-	}
+	bench_options_init(&opt->common, "bench_approx");
+	bench_parse_args(&opt->common, argc, argv, approx_option, opt, own_usage);
 	if (!bench_options_finish(&opt->common))
-		usage();
+		bench_usage(own_usage);
 	// --quick shrinks only what was not set explicitly.
 	if (opt->common.quick) {
-		if (!set_accuracy)
+		if (!opt->set_accuracy)
 			opt->accuracy_poses = 2000;
-		if (!set_resolutions)
+		if (!opt->set_resolutions)
 			opt->resolutions[0] = 8, opt->resolutions[1] = 64, opt->resolution_count = 2;
 	}
 }
 
 int main(int argc, char **argv)
 {
-	bench_program = "bench_approx";
 	options opt;
 	parse_options(argc, argv, &opt);
 	bench_options *o = &opt.common;
 
 	// One pose array serves every measurement: accuracy uses its first
 	// accuracy_poses, a speed batch of n pairs its first n.
-	uint64_t want = opt.accuracy_poses;
-	for (int k = 0; k < o->batch_size_count; k++)
-		want = o->batch_sizes[k] > want ? o->batch_sizes[k] : want;
 	bench_pair pair;
-	bench_pair_load(o, want, &pair);
+	bench_pair_load(o, opt.accuracy_poses, &pair);
 	const vkcol_pose *poses = pair.poses;
 	size_t pose_count = pair.pose_count;
-
-	FILE *out = stdout;
-	if (o->out_path && !(out = fopen(o->out_path, "w")))
-		bench_die("cannot write %s", o->out_path);
+	FILE *out;
+	vkcol_context *ctx = bench_begin("bench_approx", o, &pair, &out);
 	int status = 0;
-
-	vkcol_context *ctx = bench_context_create(o->validation);
-	bench_json_header(out, "bench_approx", ctx, o, &pair);
 
 	// -- Mesh creation per resolution. The first create also compiles the
 	// cube-map pipelines, so one untimed create comes first.
@@ -182,7 +168,7 @@ int main(int argc, char **argv)
 
 			if (opt.peer_answers) {
 				fprintf(out, "    \"peer\": ");
-				bench_peer_json(out, opt.peer_name, opt.peer_answers, answers, acc);
+				bench_peer_json(out, opt.peer_name, opt.peer_answers, answers, acc, false);
 				fprintf(out, ",\n");
 			}
 
@@ -240,9 +226,7 @@ int main(int argc, char **argv)
 
 	// -- Speed, after a warm-up batch per resolution.
 	fprintf(out, "  \"speed\": [");
-	uint64_t largest = 0;
-	for (int k = 0; k < o->batch_size_count; k++)
-		largest = o->batch_sizes[k] > largest ? o->batch_sizes[k] : largest;
+	uint64_t largest = bench_largest_batch(o);
 	largest = largest < pose_count ? largest : pose_count;
 	vkcol_pair *pairs = bench_calloc((size_t)largest, sizeof *pairs);
 	vkcol_pair_result *results = bench_calloc((size_t)largest, sizeof *results);
@@ -270,13 +254,10 @@ int main(int argc, char **argv)
 		if (!pair.same_mesh)
 			vkcol_mesh_destroy(ctx, sb);
 	}
-	fprintf(out, "\n  ],\n  \"validation_messages\": %llu\n}\n",
-	        (unsigned long long)vkcol_context_validation_message_count(ctx));
+	fprintf(out, "\n  ],\n");
+	bench_end(out, ctx, o);
 	free(pairs);
 	free(results);
-	vkcol_context_destroy(ctx);
 	bench_pair_free(&pair);
-	if (out != stdout && fclose(out) != 0)
-		bench_die("cannot write %s", o->out_path);
 	return status;
 }

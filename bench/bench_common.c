@@ -124,8 +124,9 @@ void bench_json_doubles(FILE *f, const double *v, int n)
 // ---------------------------------------------------------------------------
 // Options
 
-void bench_options_init(bench_options *o)
+void bench_options_init(bench_options *o, const char *program)
 {
+	bench_program = program;
 	*o = (bench_options){
 		.radius_factor = 1.0,
 		.seed = 1,
@@ -137,7 +138,10 @@ void bench_options_init(bench_options *o)
 	};
 }
 
-int bench_parse_option(bench_options *o, int argc, char **argv, int *i)
+// Consumes argv[*i] (and its value, advancing *i) when it is a common
+// option or one of the two mesh paths. Returns 1 when consumed, 0 for an
+// option it does not know (the caller's own), -1 when malformed.
+static int parse_option(bench_options *o, int argc, char **argv, int *i)
 {
 	const char *arg = argv[*i];
 	// Options without a value.
@@ -182,6 +186,33 @@ int bench_parse_option(bench_options *o, int argc, char **argv, int *i)
 	default: o->dump_poses = strtoull(value, NULL, 10); break;
 	}
 	return 1;
+}
+
+_Noreturn void bench_usage(const char *own_usage)
+{
+	fprintf(stderr, "usage: %s A B [options]\n%s%s", bench_program, BENCH_USAGE_COMMON, own_usage);
+	exit(2);
+}
+
+void bench_parse_args(bench_options *o, int argc, char **argv, bench_option_fn own, void *user,
+                      const char *own_usage)
+{
+	for (int i = 1; i < argc; i++) {
+		int used = parse_option(o, argc, argv, &i);
+		if (used == 0)
+			used = own(user, argv[i], i + 1 < argc ? argv[i + 1] : NULL);
+		if (used <= 0)
+			bench_usage(own_usage);
+		i += used - 1;
+	}
+}
+
+uint64_t bench_largest_batch(const bench_options *o)
+{
+	uint64_t largest = 0;
+	for (int k = 0; k < o->batch_size_count; k++)
+		largest = o->batch_sizes[k] > largest ? o->batch_sizes[k] : largest;
+	return largest;
 }
 
 bool bench_options_finish(bench_options *o)
@@ -324,8 +355,10 @@ static void load_mesh(const char *path, import_mesh *out)
 	}
 }
 
-void bench_pair_load(bench_options *o, uint64_t want, bench_pair *p)
+void bench_pair_load(bench_options *o, uint64_t also, bench_pair *p)
 {
+	uint64_t want = bench_largest_batch(o);
+	want = also > want ? also : want;
 	static char pair_name[260];
 	*p = (bench_pair){.same_mesh = !strcmp(o->path_a, o->path_b)};
 	stem(o->path_a, p->name_a, sizeof p->name_a);
@@ -444,8 +477,13 @@ void bench_mesh_create_timed(vkcol_context *ctx, const bench_pair *p, uint32_t r
 // ---------------------------------------------------------------------------
 // JSON
 
-void bench_json_header(FILE *out, const char *tool, vkcol_context *ctx, const bench_options *o, const bench_pair *p)
+vkcol_context *bench_begin(const char *tool, const bench_options *o, const bench_pair *p, FILE **out_file)
 {
+	FILE *out = stdout;
+	if (o->out_path && !(out = fopen(o->out_path, "w")))
+		bench_die("cannot write %s", o->out_path);
+	*out_file = out;
+	vkcol_context *ctx = bench_context_create(o->validation);
 	vkcol_device_info device;
 	vkcol_context_get_device_info(ctx, &device);
 	fprintf(out, "{\n  \"tool\": ");
@@ -471,6 +509,16 @@ void bench_json_header(FILE *out, const char *tool, vkcol_context *ctx, const be
 		        (unsigned long long)o->seed, o->radius_factor,
 		        o->radius_factor * (p->bounds_a.radius + p->bounds_b.radius));
 	}
+	return ctx;
+}
+
+void bench_end(FILE *out, vkcol_context *ctx, const bench_options *o)
+{
+	fprintf(out, "  \"validation_messages\": %llu\n}\n",
+	        (unsigned long long)vkcol_context_validation_message_count(ctx));
+	vkcol_context_destroy(ctx);
+	if (out != stdout && fclose(out) != 0)
+		bench_die("cannot write %s", o->out_path);
 }
 
 void bench_mesh_json(FILE *out, vkcol_context *ctx, const bench_options *o, const bench_pair *p, int which,
@@ -495,7 +543,8 @@ void bench_mesh_json(FILE *out, vkcol_context *ctx, const bench_options *o, cons
 	        b->centre[2], b->radius);
 }
 
-void bench_peer_json(FILE *out, const char *name, const char *path, const unsigned char *answers, size_t count)
+void bench_peer_json(FILE *out, const char *name, const char *path, const unsigned char *answers, size_t count,
+                     bool prefix)
 {
 	FILE *f = fopen(path, "r");
 	size_t fp = 0, fn = 0, n = 0, hits = 0;
@@ -515,7 +564,9 @@ void bench_peer_json(FILE *out, const char *name, const char *path, const unsign
 	bench_json_string(out, name);
 	fprintf(out, ", \"answers_file\": ");
 	bench_json_string(out, path);
-	if (n == count)
+	if (prefix && n > 0 && n < count)
+		fprintf(out, ", \"poses\": %zu", n);
+	if (n == count || (prefix && n > 0))
 		fprintf(out, ", \"collide_count\": %zu, \"false_positives\": %zu, \"false_negatives\": %zu}", hits, fp, fn);
 	else
 		fprintf(out, ", \"error\": \"fewer answers than poses\"}");

@@ -22,8 +22,8 @@
 // the first batch after meshes were created or destroyed.
 #define BENCH_WARMUP_PAIRS 1000u
 
-/// The program's name, set once by main before anything else: prefixes
-/// every error message.
+/// The program's name, set once by bench_options_init: prefixes every
+/// error message.
 extern const char *bench_program;
 
 // ---------------------------------------------------------------------------
@@ -79,11 +79,22 @@ typedef struct bench_options {
 	"  --dump-poses N           print the first N poses as gen_poses.py would, and exit\n"                        \
 	"  --out FILE               write the JSON there instead of stdout\n"
 
-void bench_options_init(bench_options *o);
-/// Consumes argv[*i] (and its value, advancing *i) when it is a common
-/// option or one of the two mesh paths. Returns 1 when consumed, 0 for an
-/// option it does not know (the caller's own), -1 when malformed.
-int bench_parse_option(bench_options *o, int argc, char **argv, int *i);
+/// The defaults above; also sets bench_program to `program`.
+void bench_options_init(bench_options *o, const char *program);
+/// A driver's own options: `value` is the argument after `arg` (NULL at the
+/// end). Returns 2 when it used both, 1 when only arg, 0 when it does not
+/// know arg (or its value is missing).
+typedef int (*bench_option_fn)(void *user, const char *arg, const char *value);
+/// Parses the command line: the common options and the two mesh paths
+/// here, the rest through `own`; on anything unknown or malformed prints
+/// the usage (bench_usage) and exits.
+void bench_parse_args(bench_options *o, int argc, char **argv, bench_option_fn own, void *user,
+                      const char *own_usage);
+/// Prints "usage: PROGRAM A B [options]", the common options and then
+/// own_usage (the driver's own option lines) on stderr; exits with status 2.
+_Noreturn void bench_usage(const char *own_usage);
+/// The largest of o->batch_sizes (0 when there are none).
+uint64_t bench_largest_batch(const bench_options *o);
 /// After parsing: false when the options are unusable (the caller prints
 /// its usage). With --quick, shrinks the batch sizes (1000,10000) and
 /// repeats (2) unless they were given.
@@ -107,10 +118,11 @@ typedef struct bench_pair {
 } bench_pair;
 
 /// Imports both meshes, then generates `want` poses with gen_poses.py's
-/// sampler or reads at most `want` from o->poses_path. With --dump-poses,
+/// sampler or reads at most `want` from o->poses_path, where `want` is the
+/// largest of `also`, the batch sizes and --dump-poses. With --dump-poses,
 /// prints the first N as gen_poses.py would and exits. Sets o->name when
 /// it was not given.
-void bench_pair_load(bench_options *o, uint64_t want, bench_pair *p);
+void bench_pair_load(bench_options *o, uint64_t also, bench_pair *p);
 void bench_pair_free(bench_pair *p);
 
 /// pairs[i] = (a at the identity, b at poses[i % pose_count]) for i < count:
@@ -134,18 +146,24 @@ void bench_mesh_warmup(vkcol_context *ctx, const bench_pair *p, uint32_t resolut
 // ---------------------------------------------------------------------------
 // JSON
 
-/// Writes "{\n  \"tool\": TOOL, ..." through the "poses" object and its
+/// Opens o->out_path (stdout when NULL) as *out, creates the context and
+/// writes "{\n  \"tool\": TOOL, ..." through the "poses" object and its
 /// ",\n": version, device, validation, quick, pair and the pose source.
-void bench_json_header(FILE *out, const char *tool, vkcol_context *ctx, const bench_options *o,
-                       const bench_pair *p);
+vkcol_context *bench_begin(const char *tool, const bench_options *o, const bench_pair *p, FILE **out);
+/// Writes the last field ("validation_messages") and the closing brace,
+/// destroys the context and closes *out.
+void bench_end(FILE *out, vkcol_context *ctx, const bench_options *o);
 /// Writes mesh A's (which = 0) or B's description: name, path, counts,
 /// vkcol_mesh_get_info's analysis (when handle is live), bounds.
 void bench_mesh_json(FILE *out, vkcol_context *ctx, const bench_options *o, const bench_pair *p, int which,
                      vkcol_mesh handle);
 /// Scores another tool's answers file (one 0/1 per pose) against the
 /// reference's answers[0..count): writes {"name", "answers_file",
-/// "collide_count", "false_positives", "false_negatives"}.
-void bench_peer_json(FILE *out, const char *name, const char *path, const unsigned char *answers, size_t count);
+/// "collide_count", "false_positives", "false_negatives"}, or an error when
+/// the file holds fewer answers. With `prefix`, a file of n < count answers
+/// (n > 0) is scored on the first n poses, and "poses": n added.
+void bench_peer_json(FILE *out, const char *name, const char *path, const unsigned char *answers, size_t count,
+                     bool prefix);
 
 // ---------------------------------------------------------------------------
 // The reference (vkcol_reference_collide) on several threads. A context is
