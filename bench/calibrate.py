@@ -11,8 +11,11 @@ a function of the factor; the factor reported is where it falls to the
 target. FCL answers surface intersection, which equals the solids' answer
 for these pairs except when one mesh lies wholly inside the other, a case
 the bounding radii make rare (bench_approx records the reference's fraction).
+Where containment is the point (shell-star), --cli VKCOLLIDE takes the
+answers of the command-line tool in exact mode instead: closed meshes as
+solids, one inside the other colliding.
 
-  calibrate.py FCL_PEER [--target 0.45] [--count 20000] NAME=A,B ...
+  calibrate.py FCL_PEER [--cli VKCOLLIDE] [--target 0.45] [--count 20000] NAME=A,B ...
 """
 
 import argparse
@@ -26,7 +29,19 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import gen_poses  # noqa: E402  (the same sampler, to know each pose's offset)
 
 
-def calibrate(fcl_peer, a, b, target, count, seed, k_max):
+def answer(fcl_peer, cli, a, b, poses_path, answers_path):
+	"""0/1 per pose: FCL's boolean query, or the CLI's exact mode."""
+	if cli:
+		out = subprocess.run([cli, "collide", a, b, "--poses", poses_path, "--mode", "exact", "--format", "csv"],
+		                     check=True, capture_output=True, text=True).stdout
+		return [int(line.split(",")[1]) for line in out.splitlines()[1:] if line]
+	subprocess.run([fcl_peer, a, b, "--poses", poses_path, "--repeat", "1", "--answers", answers_path],
+	               check=True, stdout=subprocess.DEVNULL)
+	with open(answers_path) as f:
+		return [int(line) for line in f]
+
+
+def calibrate(fcl_peer, cli, a, b, target, count, seed, k_max):
 	ca, ra = gen_poses.bounds(gen_poses.read_vertices(a))
 	cb, rb = gen_poses.bounds(gen_poses.read_vertices(b))
 	rho = ra + rb
@@ -44,10 +59,7 @@ def calibrate(fcl_peer, a, b, target, count, seed, k_max):
 				o = (p[4] + rcx - ca[0], p[5] + rcy - ca[1], p[6] + rcz - ca[2])
 				offsets.append(math.sqrt(o[0] ** 2 + o[1] ** 2 + o[2] ** 2) / rho)
 				f.write("%.9g %.9g %.9g %.9g %.9g %.9g %.9g\n" % p)
-		subprocess.run([fcl_peer, a, b, "--poses", poses_path, "--repeat", "1", "--answers", answers_path],
-		               check=True, stdout=subprocess.DEVNULL)
-		with open(answers_path) as f:
-			answers = [int(line) for line in f]
+		answers = answer(fcl_peer, cli, a, b, poses_path, answers_path)
 	order = sorted(range(count), key=lambda i: offsets[i])
 	hits = 0
 	# Scan outward; keep the last factor at which the running fraction is
@@ -64,6 +76,7 @@ def main():
 	parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
 	parser.add_argument("fcl_peer")
 	parser.add_argument("pairs", nargs="+", help="NAME=A,B")
+	parser.add_argument("--cli", help="the vkcollide command-line tool: exact-mode answers instead of FCL's")
 	parser.add_argument("--target", type=float, default=0.45)
 	parser.add_argument("--count", type=int, default=20000)
 	parser.add_argument("--seed", type=int, default=12345, help="not the benchmark's seeds, so the check is fair")
@@ -77,7 +90,7 @@ def main():
 		# sphere: if even the nearest twentieth of the poses miss too often,
 		# sample a smaller ball.
 		while True:
-			factor, at_max = calibrate(args.fcl_peer, a, b, args.target, args.count, args.seed, k_max)
+			factor, at_max = calibrate(args.fcl_peer, args.cli, a, b, args.target, args.count, args.seed, k_max)
 			if factor is not None or k_max < 0.1:
 				break
 			k_max /= 2

@@ -2,12 +2,20 @@
 # SPDX-License-Identifier: MIT
 """Writes the benchmark's synthetic meshes as OBJ files (python3, stdlib only).
 
-Each shape stands for one case the approx mode has to handle:
+Each shape stands for one case the approx and exact modes have to handle:
   sphere           convex, ~2k triangles (a cube sphere: triangles of even size)
   box              convex with flat faces and sharp edges, ~1k triangles
   star             star-shaped but not convex: a sphere with 14 radial spikes, ~3.9k
   torus            closed but not star-shaped about any point, ~1.9k
   open_hemisphere  an open surface (a boundary loop at the equator), ~1.5k
+  small_torus      the torus with 300 triangles: the small end of the sizes
+  shell            a sphere of radius 6, ~3k triangles: room for the star
+                   (radius 1.5) wholly inside it
+
+With --large DIR it writes instead, into DIR, the meshes too large to keep
+in the repository (several MB each), which scripts/bench.sh regenerates for
+every exact-mode run:
+  torus_250k       the torus with 250,000 triangles (500 x 250 quads)
 
 The output is a pure function of this script: fixed formatting, no randomness,
 so `generate.py --check` can prove the committed files are what it writes.
@@ -71,9 +79,18 @@ def cube_direction(n):
 	return direction
 
 
+def cube_sphere(n, radius=1.0):
+	"""6 * 2 * n^2 triangles on a sphere of the given radius."""
+	direction = cube_direction(n)
+	return cube_lattice(n, lambda i, j, k: tuple(radius * c for c in direction(i, j, k)))
+
+
 def sphere():
-	n = 13  # 6 * 2 * 13^2 = 2028 triangles
-	return cube_lattice(n, cube_direction(n))
+	return cube_sphere(13)  # 6 * 2 * 13^2 = 2028 triangles
+
+
+def shell():
+	return cube_sphere(16, 6.0)  # 3072 triangles
 
 
 def box():
@@ -104,9 +121,8 @@ def star():
 	return cube_lattice(n, position)
 
 
-def torus():
+def torus(nu=48, nv=20):  # 2 * nu * nv triangles
 	major, minor = 1.0, 0.35
-	nu, nv = 48, 20  # 1920 triangles
 	verts = []
 	for i in range(nu):
 		u = 2 * math.pi * i / nu
@@ -155,6 +171,12 @@ SHAPES = {
 	"star": (star, True),
 	"torus": (torus, True),
 	"open_hemisphere": (open_hemisphere, False),
+	"small_torus": (lambda: torus(15, 10), True),  # 300 triangles
+	"shell": (shell, True),
+}
+
+LARGE_SHAPES = {
+	"torus_250k": (lambda: torus(500, 250), True),  # 250,000 triangles
 }
 
 
@@ -190,10 +212,15 @@ def main():
 	parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
 	parser.add_argument("--out", default=os.path.dirname(os.path.abspath(__file__)), help="output folder (default: this script's)")
 	parser.add_argument("--check", action="store_true", help="write nothing; fail if a file in --out differs from what would be written")
+	parser.add_argument("--large", metavar="DIR", help="write the large meshes (not kept in the repository) into DIR instead")
 	args = parser.parse_args()
+	shapes = SHAPES
+	if args.large:
+		os.makedirs(args.large, exist_ok=True)
+		args.out, shapes = args.large, LARGE_SHAPES
 
 	stale = 0
-	for name, (make, closed) in SHAPES.items():
+	for name, (make, closed) in shapes.items():
 		verts, tris = make()
 		uses = edge_uses(tris)
 		boundary = sum(1 for u in uses.values() if u == 1)
