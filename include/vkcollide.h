@@ -291,11 +291,28 @@ typedef struct vkcol_pair {
 	vkcol_pose pose_a, pose_b;
 } vkcol_pair;
 
+/// One intersecting triangle pair: triangle indices as given in each mesh's
+/// vkcol_mesh_desc (not the tree order).
+typedef struct vkcol_triangle_pair {
+	uint64_t pair;        ///< index into vkcol_batch_desc.pairs
+	uint32_t triangle_a;  ///< triangle of mesh a
+	uint32_t triangle_b;  ///< triangle of mesh b
+} vkcol_triangle_pair;
+
 /// Answers a pair exactly on the CPU in double precision (the library's test
 /// oracle; slow, meant for verification). Closed meshes are solids: they
 /// collide when their surfaces cross or touch or one contains the other. If
 /// either mesh is open only surface intersection counts.
 VKCOL_API vkcol_result vkcol_reference_collide(const vkcol_context *ctx, const vkcol_pair *pair, bool *collide);
+
+/// Every intersecting (or touching) triangle pair of one pair's surfaces,
+/// exactly, in double precision on the CPU: up to `capacity` of them go to
+/// entries, sorted by (triangle_a, triangle_b), with `pair` = 0; *count is
+/// the total found. When it exceeds capacity, which ones were kept is
+/// unspecified.
+VKCOL_API vkcol_result vkcol_reference_triangle_pairs(const vkcol_context *ctx, const vkcol_pair *pair,
+                                                      vkcol_triangle_pair *entries, uint64_t capacity,
+                                                      uint64_t *count);
 
 // ---------------------------------------------------------------------------
 // Batches
@@ -361,21 +378,15 @@ typedef struct vkcol_batch_stats {
 	uint64_t witness_accepted;
 } vkcol_batch_stats;
 
-/// One intersecting triangle pair: triangle indices as given in each mesh's
-/// vkcol_mesh_desc (not the tree order).
-typedef struct vkcol_triangle_pair {
-	uint64_t pair;        ///< index into vkcol_batch_desc.pairs
-	uint32_t triangle_a;  ///< triangle of mesh a
-	uint32_t triangle_b;  ///< triangle of mesh b
-} vkcol_triangle_pair;
-
 /// Caller-owned output of the intersecting triangle pairs of a batch (exact
 /// mode). When it is given the traversal does not stop at a pair's first
 /// hit: it finds every triangle pair that intersects (or touches within the
 /// tolerance), and vkcol_pair_result.triangle_pairs is that complete count.
-/// Entries are sorted by (pair, triangle_a, triangle_b); when more are found
-/// than `capacity`, the first `capacity` of that order are kept and
-/// `truncated` is set (the per-pair counts stay complete).
+/// Entries are sorted by (pair, triangle_a, triangle_b). When more are found
+/// than fit, `truncated` is set and the list holds a sorted subset: all of
+/// the entries of the pairs before some pair index, a part of that pair's
+/// (the per-pair counts stay complete). The device holds at most 2^20
+/// entries per chunk of pairs, so a chunk with more also truncates.
 typedef struct vkcol_triangle_list {
 	vkcol_triangle_pair *entries; ///< capacity entries, written by the call
 	uint64_t capacity;
@@ -385,10 +396,12 @@ typedef struct vkcol_triangle_list {
 
 /// vkcol_batch_desc.flags
 typedef enum vkcol_batch_flags {
-	/// Exact mode: do not accept pairs early on a cube-map witness (a vertex
-	/// well inside the other mesh's inner distance, confirmed by an exact
-	/// point-in-solid test); every undecided pair goes through the tree
-	/// traversal. For measurement: answers are the same either way.
+	/// Exact mode: skip stage 1's early accepts (overlapping inner balls of
+	/// the origins, and a cube-map witness: a point of one mesh well within
+	/// the other's inner map distance, confirmed exactly by a segment from
+	/// that mesh's origin meeting none of its triangles); every pair that
+	/// the bounds do not reject goes through the tree traversal. For
+	/// measurement: the answers are the same either way.
 	VKCOL_BATCH_NO_EARLY_ACCEPT = 1u << 0,
 } vkcol_batch_flags;
 

@@ -34,6 +34,7 @@ layout(std430, set = 0, binding = 4) buffer Stats { uint stats[]; };
 layout(std430, set = 0, binding = 5) readonly buffer Clusters { vec4 clusters[]; }; // centre, radius
 layout(set = 0, binding = 6) uniform samplerCubeArray maps[VKCOL_MAP_ARRAYS];
 layout(push_constant) uniform Push { vkcol_approx_params params; };
+#include "map_sample.glsl"
 
 uint g_vertex_tests = 0u, g_samples = 0u;
 
@@ -46,24 +47,6 @@ void add64(uint word, uint n)
 	uint old = atomicAdd(stats[word], n);
 	if (old + n < old)
 		atomicAdd(stats[word + 1u], 1u);
-}
-
-// Constant indices only: dynamically indexed sampler arrays need a feature
-// (shaderSampledImageArrayDynamicIndexing) that Vulkan 1.1 does not guarantee.
-float outer_distance(uint array_index, vec3 d, float layer, float lod)
-{
-	vec4 c = vec4(d, layer);
-	switch (array_index) {
-	case 0u: return textureLod(maps[0], c, lod).g;
-	case 1u: return textureLod(maps[1], c, lod).g;
-	case 2u: return textureLod(maps[2], c, lod).g;
-	case 3u: return textureLod(maps[3], c, lod).g;
-	case 4u: return textureLod(maps[4], c, lod).g;
-	case 5u: return textureLod(maps[5], c, lod).g;
-	case 6u: return textureLod(maps[6], c, lod).g;
-	case 7u: return textureLod(maps[7], c, lod).g;
-	default: return textureLod(maps[8], c, lod).g;
-	}
 }
 
 // Tests the vertices of cluster c of `from` (in `to`'s frame by
@@ -85,7 +68,7 @@ float test_cluster(vkcol_gpu_mesh from, vkcol_gpu_mesh to, mat3 r, vec3 t, uint 
 		if (dist == 0.0)
 			return 0.0;
 		g_samples++;
-		float outer = outer_distance(to.map_array, d, float(to.map_layer), lod);
+		float outer = map_sample(to.map_array, d, float(to.map_layer), lod).g;
 		if (dist <= outer)
 			return outer - dist;
 	}

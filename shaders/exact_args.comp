@@ -19,7 +19,7 @@ void main()
 	uint n = min(raw, params.capacity);
 	counters[2] = n;
 	if (params.level < VKCOL_MAX_LEVELS)
-		counters[4u + params.level] = raw;
+		counters[VKCOL_COUNTER_LEVELS + params.level] = raw;
 	counters[in_index ^ 1u] = 0u;
 	uint groups = (n + VKCOL_WORKGROUP_SIZE - 1u) / VKCOL_WORKGROUP_SIZE;
 	uint x = min(groups, 65535u);

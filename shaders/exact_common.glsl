@@ -20,6 +20,10 @@ layout(std430, set = 0, binding = 8) buffer Frontier0 { uvec4 frontier0[]; };
 layout(std430, set = 0, binding = 9) buffer Frontier1 { uvec4 frontier1[]; };
 layout(std430, set = 0, binding = 10) buffer Counters { uint counters[]; };
 layout(std430, set = 0, binding = 11) buffer Args { uint args[]; };
+layout(std430, set = 0, binding = 12) buffer Frames { vec4 frames[]; }; // VKCOL_FRAME_VEC4S per pair
+layout(std430, set = 0, binding = 13) readonly buffer Clusters { vec4 clusters[]; }; // centre, radius
+layout(std430, set = 0, binding = 14) buffer List { uvec4 list[]; }; // pair, triangle a, triangle b (originals), 0
+layout(set = 0, binding = 15) uniform samplerCubeArray maps[VKCOL_MAP_ARRAYS];
 layout(push_constant) uniform Push { vkcol_exact_params params; };
 
 vkcol_gpu_mesh mesh_of(uint id)
@@ -35,6 +39,17 @@ vec3 node_min(vkcol_gpu_node n)
 vec3 node_max(vkcol_gpu_node n)
 {
 	return vec3(n.max_x, n.max_y, n.max_z);
+}
+
+// B's frame in A's (x_A = r x_B + t) and the touching tolerance of pair p,
+// as exact_setup.comp stored them.
+void load_frame(uint p, out mat3 r, out vec3 t, out float tol)
+{
+	vec4 c0 = frames[VKCOL_FRAME_VEC4S * p], c1 = frames[VKCOL_FRAME_VEC4S * p + 1u];
+	vec4 c2 = frames[VKCOL_FRAME_VEC4S * p + 2u];
+	r = mat3(c0.xyz, c1.xyz, c2.xyz);
+	t = vec3(c0.w, c1.w, c2.w);
+	tol = frames[VKCOL_FRAME_VEC4S * p + 3u].x;
 }
 
 // Touching tolerance of a pair in length units: float32 relative precision

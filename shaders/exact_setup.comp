@@ -1,7 +1,23 @@
 // SPDX-License-Identifier: MIT
-// Exact mode, first pass, one invocation per pair: stage 0 (bounding spheres
-// and carried AABBs) and the inner-ball accept decide what they can; every
-// other pair seeds the traversal frontier with its two roots.
+// Exact mode, first pass, one invocation per pair: stores the pair's frame
+// (B in A) for the later passes; stage 0 (bounding spheres and carried
+// AABBs) and the inner-ball accept decide what they can; then the witness
+// early accept; every other pair seeds the traversal frontier with its two
+// roots.
+//
+// Witness early accept (both meshes closed, origins inside): a point of B
+// that lies inside solid A makes the solids intersect. Candidates are B's
+// origin and the vertices of B's cluster nearest A's origin, carried into
+// A's frame, whose distance to A's origin is below A's inner map distance
+// (channel R: the first surface hit along the ray from the origin) with a
+// margin; the same the other way round. A candidate is only a guess (the map
+// is sampled and filtered), so it is confirmed exactly: the segment from A's
+// origin (inside A, checked in double on the host) to the candidate meets
+// no triangle of A, not even within the tolerance, so the candidate is on
+// the origin's side of the surface: inside. One confirmation per direction
+// bounds the cost of a pair that has none. (The cube-map witness is the
+// "vertex inside the distance" test of Intel's US 7,928,993, made exact by
+// the segment test.)
 #version 450
 #include "shared.h"
 #include "common.glsl"
@@ -9,6 +25,119 @@
 
 layout(local_size_x_id = 0) in;
 #include "exact_common.glsl"
+#include "map_sample.glsl"
+
+const uint STACK_SIZE = 64u; // > max tree depth (48) + 1
+
+// Candidates whose distance is below (1 - WITNESS_MARGIN) x the sampled
+// inner distance are confirmed; the margin keeps filtered samples near a
+// concave feature from wasting the confirmation.
+const float WITNESS_MARGIN = 0.05;
+
+// Does the segment from o to v stay clear of every triangle of mesh m (by
+// more than tol)? Conservative: anything it cannot rule out counts as a
+// crossing.
+//
+// No `return` inside the traversal loop: lavapipe (Mesa 22.3) miscompiled an
+// early return there (the stack pushes after it were lost, and the loop
+// revisited the root thousands of times); the loop ends through its
+// condition instead.
+bool segment_clear(vkcol_gpu_mesh m, vec3 o, vec3 v, float tol)
+{
+	vec3 d = v - o;
+	vec3 safe = mix(vec3(1e-30), d, greaterThan(abs(d), vec3(1e-30)));
+	vec3 inv_d = 1.0 / safe;
+	uint stack[STACK_SIZE];
+	uint top = 0u;
+	stack[top++] = m.node_first;
+	bool clear = true;
+	while (top > 0u && clear) {
+		vkcol_gpu_node n = nodes[stack[--top]];
+		vec3 t0 = (node_min(n) - vec3(tol) - o) * inv_d, t1 = (node_max(n) + vec3(tol) - o) * inv_d;
+		vec3 lo = min(t0, t1), hi = max(t0, t1);
+		float enter = max(max(lo.x, lo.y), max(lo.z, 0.0));
+		float leave = min(min(hi.x, hi.y), min(hi.z, 1.0));
+		if (enter > leave * (1.0 + 1e-5) + 1e-6)
+			continue;
+		if (n.count == 0u) {
+			// Tree depth <= 48: the stack never holds more than 49 nodes.
+			stack[top++] = n.first;
+			stack[top++] = n.first + 1u;
+			continue;
+		}
+		for (uint k = n.first; k < n.first + n.count && clear; k++) {
+			uvec4 tri = triangles[k];
+			vec3 v0 = vertices[tri.x].xyz, v1 = vertices[tri.y].xyz, v2 = vertices[tri.z].xyz;
+			vec3 nrm = cross(v1 - v0, v2 - v0);
+			float slack = tol * length(nrm);
+			float s0 = dot(nrm, o - v0), s1 = dot(nrm, v - v0);
+			if ((s0 > slack && s1 > slack) || (s0 < -slack && s1 < -slack))
+				continue; // both ends clearly on one side of the plane
+			// The line o + s d passes through the triangle iff the three
+			// signed volumes it spans with the edges agree in sign; a clear
+			// disagreement rules the triangle out.
+			vec3 p0 = v0 - o, p1 = v1 - o, p2 = v2 - o;
+			float w0 = dot(d, cross(p0, p1)), w1 = dot(d, cross(p1, p2)), w2 = dot(d, cross(p2, p0));
+			float scale = 1e-4 * length(d) * (dot(p0, p0) + dot(p1, p1) + dot(p2, p2));
+			bool pos = w0 > scale || w1 > scale || w2 > scale;
+			bool neg = w0 < -scale || w1 < -scale || w2 < -scale;
+			clear = pos && neg;
+		}
+	}
+	return clear;
+}
+
+// Is the point v (in `to`'s frame) a witness: inside `to` by its inner map
+// distance, confirmed by a clear segment from `to`'s origin? Returns the
+// depth below the sampled inner distance (>= 0); NOT_CANDIDATE when the map
+// rules it out, REFUTED when the confirmation failed.
+const float NOT_CANDIDATE = -1.0;
+const float REFUTED = -2.0;
+
+float try_witness(vkcol_gpu_mesh to, vec3 v, float tol)
+{
+	if (any(lessThan(v, box_min(to))) || any(greaterThan(v, box_max(to))))
+		return NOT_CANDIDATE;
+	vec3 origin = vec3(to.origin_x, to.origin_y, to.origin_z);
+	vec3 d = v - origin;
+	float dist = length(d);
+	if (dist == 0.0)
+		return to.inner_radius;
+	float inner = map_sample(to.map_array, d, float(to.map_layer), 0.0).r;
+	if (dist > (1.0 - WITNESS_MARGIN) * inner)
+		return NOT_CANDIDATE;
+	return segment_clear(to, origin, v, tol) ? inner - dist : REFUTED;
+}
+
+// A witness of `from` (placed in `to`'s frame by x -> r x + t) inside `to`:
+// from's origin, then the vertices of from's cluster nearest to's origin.
+// The first candidate decides (confirmed or refuted). Returns a depth >= 0,
+// or < 0.
+float witness(vkcol_gpu_mesh from, vkcol_gpu_mesh to, mat3 r, vec3 t, float tol)
+{
+	float depth = try_witness(to, r * vec3(from.origin_x, from.origin_y, from.origin_z) + t, tol);
+	if (depth != NOT_CANDIDATE)
+		return depth;
+	vec3 origin = vec3(to.origin_x, to.origin_y, to.origin_z);
+	uint nearest = 0u;
+	float nearest_d2 = 3.4e38;
+	for (uint c = 0u; c < from.cluster_count; c++) {
+		vec3 off = r * clusters[from.cluster_first + c].xyz + t - origin;
+		float d2 = dot(off, off);
+		if (d2 < nearest_d2) {
+			nearest_d2 = d2;
+			nearest = c;
+		}
+	}
+	uint first = from.vertex_first + nearest * VKCOL_CLUSTER_SIZE;
+	uint end = min(first + VKCOL_CLUSTER_SIZE, from.vertex_first + from.vertex_count);
+	for (uint k = first; k < end; k++) {
+		depth = try_witness(to, r * vertices[k].xyz + t, tol);
+		if (depth != NOT_CANDIDATE)
+			return depth;
+	}
+	return NOT_CANDIDATE;
+}
 
 void main()
 {
@@ -18,17 +147,33 @@ void main()
 	vkcol_gpu_pair pr = pairs[p];
 	vkcol_gpu_mesh a = mesh_of(pr.mesh_a), b = mesh_of(pr.mesh_b);
 	pair_frames f = make_frames(pr);
+	float tol = pair_tolerance(a, b, f.t_ba);
+	frames[VKCOL_FRAME_VEC4S * p] = vec4(f.r_ba[0], f.t_ba.x);
+	frames[VKCOL_FRAME_VEC4S * p + 1u] = vec4(f.r_ba[1], f.t_ba.y);
+	frames[VKCOL_FRAME_VEC4S * p + 2u] = vec4(f.r_ba[2], f.t_ba.z);
+	frames[VKCOL_FRAME_VEC4S * p + 3u] = vec4(tol, 0.0, 0.0, 0.0);
 	state[p] = uvec2(0u, 0u);
 	if (!bounds_overlap(a, b, f)) {
 		results[p] = vkcol_gpu_result(0u, VKCOL_STAGE_BOUNDS, 0.0, 0u);
 		state[p] = uvec2(0u, VKCOL_PAIR_DECIDED);
 		return;
 	}
-	float depth = inner_ball_overlap(a, b, f);
-	if (depth >= 0.0) {
-		results[p] = vkcol_gpu_result(1u, VKCOL_STAGE_CUBE_MAP, depth, 0u);
-		state[p] = uvec2(0u, VKCOL_PAIR_DECIDED);
-		return;
+	// Stage 1's accepts (the host clears the flag when every intersecting
+	// triangle pair is to be listed: that needs the traversal).
+	if ((params.flags & VKCOL_EXACT_EARLY_ACCEPT) != 0u) {
+		float depth = inner_ball_overlap(a, b, f);
+		if (depth < 0.0 && a.inner_radius > 0.0 && b.inner_radius > 0.0) {
+			depth = witness(b, a, f.r_ba, f.t_ba, tol);
+			if (depth < 0.0)
+				depth = witness(a, b, f.r_ab, f.t_ab, tol);
+			if (depth >= 0.0)
+				atomicAdd(counters[VKCOL_COUNTER_WITNESS], 1u);
+		}
+		if (depth >= 0.0) {
+			results[p] = vkcol_gpu_result(1u, VKCOL_STAGE_CUBE_MAP, depth, 0u);
+			state[p] = uvec2(0u, VKCOL_PAIR_DECIDED);
+			return;
+		}
 	}
 	// The host keeps pair_count <= capacity, so the seeds always fit.
 	uint i = atomicAdd(counters[0], 1u);

@@ -1,10 +1,14 @@
 // SPDX-License-Identifier: MIT
 // Exact mode, one level of the breadth-first traversal, one invocation per
-// frontier item (pair, node of A, node of B). B's node box is carried into
-// A's frame (the box of a rotated box from |R|); when it overlaps A's node
-// box, the larger of the two nodes is split and both children go to the next
-// frontier; when both are leaves their triangles are tested exactly (float32,
-// separating axes). A pair with a hit spawns no more work.
+// frontier item (pair, node of A, node of B) whose boxes overlap. The larger
+// of the two nodes is split, and each child pair whose boxes overlap goes to
+// the next frontier (B's box is carried into A's frame: the box of a rotated
+// box from |R|). Testing children before writing them keeps the frontier to
+// overlapping pairs only. When both nodes are leaves, their triangles are
+// culled against the other leaf's box (the box axes of the triangle-box
+// separating axis test), and the survivors tested exactly (float32,
+// separating axes). A pair with a hit spawns no more work, unless every
+// intersecting triangle pair is to be listed.
 // Triangle test: two triangles are disjoint iff some axis separates them;
 // the candidate axes are the two normals, the nine edge-edge cross products
 // and, for coplanar triangles, each normal crossed with each edge (the
@@ -58,19 +62,74 @@ bool triangles_intersect(vec3 a0, vec3 a1, vec3 a2, vec3 b0, vec3 b1, vec3 b2, f
 	return true;
 }
 
-void emit(uint out_index, uvec4 item0, uvec4 item1, uint p)
+
+// Does A's box (centre ca, half extents ea) overlap B's box (cb, eb) carried
+// into A's frame by x -> r x + t (abs_r = |r|), with slack tol?
+bool carried_overlap(vec3 ca, vec3 ea, vec3 cb, vec3 eb, mat3 r, mat3 abs_r, vec3 t, float tol)
 {
-	uint j = atomicAdd(counters[out_index], 2u);
-	if (j + 2u > params.capacity) {
-		atomicOr(state[p].y, VKCOL_PAIR_OVERFLOW);
-		return;
+	return all(lessThanEqual(abs(r * cb + t - ca), abs_r * eb + ea + vec3(tol)));
+}
+
+vec3 centre(vkcol_gpu_node n)
+{
+	return 0.5 * (node_min(n) + node_max(n));
+}
+
+vec3 extent(vkcol_gpu_node n)
+{
+	return 0.5 * (node_max(n) - node_min(n));
+}
+
+// Records a hit of pair p; returns true when the pair's search should stop.
+bool hit(uint p, uint tri_a, uint tri_b)
+{
+	atomicAdd(state[p].x, 1u);
+	if ((params.flags & VKCOL_EXACT_FIND_ALL) == 0u)
+		return true;
+	uint j = atomicAdd(counters[VKCOL_COUNTER_LIST], 1u);
+	if (j < params.list_capacity)
+		list[j] = uvec4(p, tri_a, tri_b, 0u);
+	return false;
+}
+
+// Both leaves: every triangle pair that survives the box culls is tested.
+void test_leaves(uint p, vkcol_gpu_node na, vkcol_gpu_node nb, mat3 r, mat3 abs_r, vec3 t, float tol)
+{
+	// A's triangles against B's leaf box carried into A's frame (bit k:
+	// triangle na.first + k may meet it; leaves of more than 32 triangles
+	// skip this cull past the 32nd).
+	vec3 cb = r * centre(nb) + t, eb = abs_r * extent(nb) + vec3(tol);
+	uint mask = 0u;
+	for (uint k = 0u; k < na.count && k < 32u; k++) {
+		uvec4 tri = triangles[na.first + k];
+		vec3 a0 = vertices[tri.x].xyz, a1 = vertices[tri.y].xyz, a2 = vertices[tri.z].xyz;
+		vec3 lo = min(a0, min(a1, a2)), hi = max(a0, max(a1, a2));
+		if (all(lessThanEqual(max(lo - cb, cb - hi), eb)))
+			mask |= 1u << k;
 	}
-	if (out_index == 0u) {
-		frontier0[j] = item0;
-		frontier0[j + 1u] = item1;
-	} else {
-		frontier1[j] = item0;
-		frontier1[j + 1u] = item1;
+	if (mask == 0u && na.count <= 32u)
+		return;
+	vec3 la = node_min(na) - vec3(tol), ha = node_max(na) + vec3(tol);
+	for (uint tb = nb.first; tb < nb.first + nb.count; tb++) {
+		uvec4 tri_b = triangles[tb];
+		vec3 b0 = r * vertices[tri_b.x].xyz + t;
+		vec3 b1 = r * vertices[tri_b.y].xyz + t;
+		vec3 b2 = r * vertices[tri_b.z].xyz + t;
+		vec3 lb = min(b0, min(b1, b2)) - vec3(tol), hb = max(b0, max(b1, b2)) + vec3(tol);
+		// B's triangle against A's leaf box.
+		if (any(greaterThan(lb, ha)) || any(lessThan(hb, la)))
+			continue;
+		for (uint k = 0u; k < na.count; k++) {
+			if (k < 32u && (mask & (1u << k)) == 0u)
+				continue;
+			uvec4 tri_a = triangles[na.first + k];
+			vec3 a0 = vertices[tri_a.x].xyz, a1 = vertices[tri_a.y].xyz, a2 = vertices[tri_a.z].xyz;
+			vec3 lo = min(a0, min(a1, a2)), hi = max(a0, max(a1, a2));
+			if (any(greaterThan(lb, hi)) || any(lessThan(hb, lo)))
+				continue; // the two triangles' boxes are apart
+			if (triangles_intersect(a0, a1, a2, b0, b1, b2, tol) && hit(p, tri_a.w, tri_b.w))
+				return;
+		}
 	}
 }
 
@@ -82,42 +141,60 @@ void main()
 	uint in_index = params.level & 1u;
 	uvec4 it = in_index == 0u ? frontier0[i] : frontier1[i];
 	uint p = it.x;
-	if (state[p].x != 0u)
+	if ((params.flags & VKCOL_EXACT_FIND_ALL) == 0u && state[p].x != 0u)
 		return; // this pair already has a hit
-	vkcol_gpu_pair pr = pairs[p];
-	vkcol_gpu_mesh a = mesh_of(pr.mesh_a), b = mesh_of(pr.mesh_b);
-	pair_frames f = make_frames(pr);
-	float tol = pair_tolerance(a, b, f.t_ba);
-
+	mat3 r;
+	vec3 t;
+	float tol;
+	load_frame(p, r, t, tol);
+	mat3 abs_r = mat3(abs(r[0]), abs(r[1]), abs(r[2]));
 	vkcol_gpu_node na = nodes[it.y], nb = nodes[it.z];
-	vec3 ca = 0.5 * (node_min(na) + node_max(na)), ea = 0.5 * (node_max(na) - node_min(na));
-	vec3 cb = 0.5 * (node_min(nb) + node_max(nb)), eb = 0.5 * (node_max(nb) - node_min(nb));
-	mat3 abs_r = mat3(abs(f.r_ba[0]), abs(f.r_ba[1]), abs(f.r_ba[2]));
-	if (any(greaterThan(abs(f.r_ba * cb + f.t_ba - ca), abs_r * eb + ea + vec3(tol))))
-		return;
-
 	if (na.count > 0u && nb.count > 0u) {
-		for (uint ta = na.first; ta < na.first + na.count; ta++) {
-			uvec4 tri_a = triangles[ta];
-			vec3 a0 = vertices[tri_a.x].xyz, a1 = vertices[tri_a.y].xyz, a2 = vertices[tri_a.z].xyz;
-			for (uint tb = nb.first; tb < nb.first + nb.count; tb++) {
-				uvec4 tri_b = triangles[tb];
-				vec3 b0 = f.r_ba * vertices[tri_b.x].xyz + f.t_ba;
-				vec3 b1 = f.r_ba * vertices[tri_b.y].xyz + f.t_ba;
-				vec3 b2 = f.r_ba * vertices[tri_b.z].xyz + f.t_ba;
-				if (triangles_intersect(a0, a1, a2, b0, b1, b2, tol)) {
-					atomicAdd(state[p].x, 1u);
-					return;
-				}
-			}
-		}
+		test_leaves(p, na, nb, r, abs_r, t, tol);
 		return;
 	}
-	// Split the larger node (by box diagonal), or the one that is not a leaf.
+	// Split the larger node (by box diagonal), or the one that is not a leaf;
+	// keep the children whose boxes overlap the other node's.
+	vec3 ea = extent(na), eb = extent(nb);
 	bool split_b = na.count > 0u || (nb.count == 0u && dot(eb, eb) > dot(ea, ea));
+	uvec4 item0, item1;
+	bool keep0, keep1;
+	if (split_b) {
+		vec3 ca = centre(na);
+		vkcol_gpu_node c0 = nodes[nb.first], c1 = nodes[nb.first + 1u];
+		keep0 = carried_overlap(ca, ea, centre(c0), extent(c0), r, abs_r, t, tol);
+		keep1 = carried_overlap(ca, ea, centre(c1), extent(c1), r, abs_r, t, tol);
+		item0 = uvec4(p, it.y, nb.first, 0u);
+		item1 = uvec4(p, it.y, nb.first + 1u, 0u);
+	} else {
+		vec3 cb = r * centre(nb) + t, ebc = abs_r * eb + vec3(tol);
+		vkcol_gpu_node c0 = nodes[na.first], c1 = nodes[na.first + 1u];
+		keep0 = all(lessThanEqual(abs(cb - centre(c0)), ebc + extent(c0)));
+		keep1 = all(lessThanEqual(abs(cb - centre(c1)), ebc + extent(c1)));
+		item0 = uvec4(p, na.first, it.z, 0u);
+		item1 = uvec4(p, na.first + 1u, it.z, 0u);
+	}
+	uint n = (keep0 ? 1u : 0u) + (keep1 ? 1u : 0u);
+	if (n == 0u)
+		return;
+	if (!keep0)
+		item0 = item1;
 	uint out_index = in_index ^ 1u;
-	if (split_b)
-		emit(out_index, uvec4(p, it.y, nb.first, 0u), uvec4(p, it.y, nb.first + 1u, 0u), p);
-	else
-		emit(out_index, uvec4(p, na.first, it.z, 0u), uvec4(p, na.first + 1u, it.z, 0u), p);
+	uint j = atomicAdd(counters[out_index], n);
+	if (j + n > params.capacity)
+		atomicOr(state[p].y, VKCOL_PAIR_OVERFLOW);
+	// Items that fit are written even so: the next level reads every slot
+	// below the clamped count, so none may be left stale.
+	if (j < params.capacity) {
+		if (out_index == 0u)
+			frontier0[j] = item0;
+		else
+			frontier1[j] = item0;
+	}
+	if (n == 2u && j + 1u < params.capacity) {
+		if (out_index == 0u)
+			frontier0[j + 1u] = item1;
+		else
+			frontier1[j + 1u] = item1;
+	}
 }

@@ -142,23 +142,42 @@ VKCOL_STRUCT(vkcol_sample_raw_params) {
 // are `first ..` of the triangle pool, whose vertex indices are absolute in
 // the vertex pool.
 //
-// A frontier item: (pair within the chunk, node of A, node of B, unused).
-// Counters (binding of exact shaders): [0], [1] the two frontiers' item
-// counts, [2] the level's capacity-clamped count, [3] unused; then
-// VKCOL_MAX_LEVELS per-level item counts (statistics).
+// A frontier item: (pair within the chunk, node of A, node of B, unused);
+// every item in a frontier is a node pair whose boxes overlap (children are
+// tested before they are written).
+// Counters (binding 10 of the exact shaders): [0], [1] the two frontiers'
+// item counts, [2] the level's capacity-clamped count, [3] triangle pairs
+// listed, [4] pairs accepted on a cube-map witness, [5..7] unused; then
+// VKCOL_MAX_LEVELS per-level item counts (statistics) from
+// VKCOL_COUNTER_LEVELS on.
 #define VKCOL_MAX_LEVELS 128
-#define VKCOL_COUNTER_WORDS (4 + VKCOL_MAX_LEVELS)
+#define VKCOL_COUNTER_LIST 3
+#define VKCOL_COUNTER_WITNESS 4
+#define VKCOL_COUNTER_LEVELS 8
+#define VKCOL_COUNTER_WORDS (VKCOL_COUNTER_LEVELS + VKCOL_MAX_LEVELS)
 
 // Per pair, exact mode: triangle pairs found intersecting, and flags.
 #define VKCOL_PAIR_OVERFLOW 1u  // a frontier overflowed: rerun in a smaller chunk
-#define VKCOL_PAIR_DECIDED 2u   // stage 0 or the inner balls decided it
+#define VKCOL_PAIR_DECIDED 2u   // stage 0, the inner balls or a witness decided it
+
+// vkcol_exact_params.flags
+#define VKCOL_EXACT_FIND_ALL 1u // list every intersecting triangle pair (no early stop)
+#define VKCOL_EXACT_EARLY_ACCEPT 2u // stage 1 accepts: inner balls, cube-map witnesses
 
 VKCOL_STRUCT(vkcol_exact_params) {
 	VKCOL_U32 pair_count;
 	VKCOL_U32 mesh_index_mask;
 	VKCOL_U32 capacity;      // items per frontier buffer
 	VKCOL_U32 level;         // traversal level (0-based) of this dispatch
+	VKCOL_U32 flags;         // VKCOL_EXACT_*
+	VKCOL_U32 list_capacity; // entries of the triangle-pair list buffer
+	VKCOL_U32 pad0, pad1;
 } VKCOL_STRUCT_END(vkcol_exact_params)
+
+// Per pair, written by exact_setup.comp for the later passes: B's frame in
+// A's (rotation columns in xyz, translation in the w of the first three) and
+// the pair's touching tolerance in the x of the fourth.
+#define VKCOL_FRAME_VEC4S 4
 
 // Resolutions 4 .. 1024: one cube-array binding per power of two.
 #define VKCOL_MAP_ARRAYS 9
@@ -177,7 +196,7 @@ _Static_assert(sizeof(vkcol_gpu_pair) == 64, "std430 layout of vkcol_gpu_pair");
 _Static_assert(sizeof(vkcol_gpu_result) == 16, "std430 layout of vkcol_gpu_result");
 _Static_assert(sizeof(vkcol_approx_params) == 16, "push constant layout");
 _Static_assert(sizeof(vkcol_sample_raw_params) == 16, "push constant layout");
-_Static_assert(sizeof(vkcol_exact_params) == 16, "push constant layout");
+_Static_assert(sizeof(vkcol_exact_params) == 32, "push constant layout");
 _Static_assert(sizeof(vkcol_gpu_node) == 32, "std430 layout of vkcol_gpu_node");
 _Static_assert(sizeof(vkcol_gpu_triangle) == 16, "std430 layout of vkcol_gpu_triangle");
 _Static_assert(sizeof(vkcol_gpu_vertex) == 16, "std430 layout of vkcol_gpu_vertex");

@@ -8,6 +8,8 @@
 // answers chunk k, the host copies chunk k+1 in and chunk k-1's answers out.
 #include "batch.h"
 
+#include "reference.h"
+
 #include <math.h>
 #include <string.h>
 #include <time.h>
@@ -527,26 +529,44 @@ static uint32_t frontier_capacity(const vkcol_context *ctx)
 // that the frontiers rarely overflow for meshes of a few thousand triangles.
 #define EXACT_DEFAULT_CHUNK (1u << 13)
 
+// Entries of the device's triangle-pair list per chunk (16 bytes each).
+#define EXACT_LIST_MAX (1u << 20)
+
+#define EXACT_PIPELINES 4
+
 typedef struct exact_buffers {
-	gpu_buffer pairs, results, state, frontier[2], counters, args;
-	VkDescriptorSet sets[4];
-	gpu_pipeline *pipes[4]; // setup, args, traverse, contain
-	uint32_t chunk, capacity, levels;
+	gpu_buffer pairs, results, state, frames, frontier[2], counters, args, list;
+	VkDescriptorSet sets[EXACT_PIPELINES];
+	gpu_pipeline *pipes[EXACT_PIPELINES]; // setup, args, traverse, contain
+	uint32_t chunk, capacity, levels, list_capacity, flags;
 } exact_buffers;
+
+// Where the listed triangle pairs go (desc->triangles): entries of the
+// current chunk start at chunk_start; once the list is cut (full, or a
+// chunk's device list overflowed) nothing more is added.
+typedef struct list_sink {
+	vkcol_triangle_list *out;
+	uint64_t chunk_start;
+	bool cut;
+} list_sink;
 
 static void exact_buffers_free(vkcol_context *ctx, exact_buffers *b)
 {
-	gpu_buffer *all[] = {&b->pairs, &b->results, &b->state, &b->frontier[0], &b->frontier[1], &b->counters, &b->args};
+	gpu_buffer *all[] = {&b->pairs,    &b->results,  &b->state, &b->frames, &b->frontier[0],
+	                     &b->frontier[1], &b->counters, &b->args,  &b->list};
 	for (size_t i = 0; i < CORE_COUNT_OF(all); i++)
 		gpu_buffer_destroy(ctx, all[i]);
 }
 
-static vkcol_result exact_buffers_create(vkcol_context *ctx, uint32_t chunk, exact_buffers *b)
+static vkcol_result exact_buffers_create(vkcol_context *ctx, uint32_t chunk, uint32_t list_capacity, uint32_t flags,
+                                         exact_buffers *b)
 {
 	vkcol_result res = VKCOL_SUCCESS;
 	const VkBufferUsageFlags storage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT;
 	b->chunk = chunk;
 	b->capacity = frontier_capacity(ctx);
+	b->list_capacity = list_capacity;
+	b->flags = flags;
 	if (b->chunk > b->capacity)
 		b->chunk = b->capacity; // every pair's seed must fit
 	// Each level moves one step down one tree: depth A + depth B steps reach
@@ -557,26 +577,85 @@ static vkcol_result exact_buffers_create(vkcol_context *ctx, uint32_t chunk, exa
 	TRY(gpu_buffer_create(ctx, (VkDeviceSize)b->chunk * sizeof(vkcol_gpu_result), storage, GPU_MEMORY_READBACK,
 	                      "exact results", &b->results));
 	TRY(gpu_buffer_create(ctx, (VkDeviceSize)b->chunk * 8, storage, GPU_MEMORY_DEVICE, "exact pair state", &b->state));
+	TRY(gpu_buffer_create(ctx, (VkDeviceSize)b->chunk * VKCOL_FRAME_VEC4S * 16, storage, GPU_MEMORY_DEVICE,
+	                      "exact pair frames", &b->frames));
 	for (int i = 0; i < 2; i++)
 		TRY(gpu_buffer_create(ctx, (VkDeviceSize)b->capacity * 16, storage, GPU_MEMORY_DEVICE, "exact frontier",
 		                      &b->frontier[i]));
 	TRY(gpu_buffer_create(ctx, VKCOL_COUNTER_WORDS * 4, storage, GPU_MEMORY_READBACK, "exact counters", &b->counters));
 	TRY(gpu_buffer_create(ctx, 16, storage | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT, GPU_MEMORY_DEVICE,
 	                      "exact indirect args", &b->args));
-	const pipeline_id ids[4] = {PIPELINE_EXACT_SETUP, PIPELINE_EXACT_ARGS, PIPELINE_EXACT_TRAVERSE,
-	                            PIPELINE_EXACT_CONTAIN};
+	TRY(gpu_buffer_create(ctx, (VkDeviceSize)(list_capacity ? list_capacity : 1) * 16, storage, GPU_MEMORY_READBACK,
+	                      "exact triangle-pair list", &b->list));
+	const pipeline_id ids[EXACT_PIPELINES] = {PIPELINE_EXACT_SETUP, PIPELINE_EXACT_ARGS, PIPELINE_EXACT_TRAVERSE,
+	                                          PIPELINE_EXACT_CONTAIN};
 	batch_pool *pool = ctx->pool;
-	gpu_binding bindings[12] = {
-	    {&b->pairs, 0, 0},    {&pool->meshes, 0, 0},   {&pool->vertices, 0, 0}, {&b->results, 0, 0},
-	    {&pool->nodes, 0, 0}, {&pool->triangles, 0, 0}, {&pool->pieces, 0, 0},  {&b->state, 0, 0},
-	    {&b->frontier[0], 0, 0}, {&b->frontier[1], 0, 0}, {&b->counters, 0, 0}, {&b->args, 0, 0},
+	gpu_binding bindings[15] = {
+	    {&b->pairs, 0, 0},       {&pool->meshes, 0, 0},   {&pool->vertices, 0, 0}, {&b->results, 0, 0},
+	    {&pool->nodes, 0, 0},    {&pool->triangles, 0, 0}, {&pool->pieces, 0, 0},  {&b->state, 0, 0},
+	    {&b->frontier[0], 0, 0}, {&b->frontier[1], 0, 0}, {&b->counters, 0, 0},  {&b->args, 0, 0},
+	    {&b->frames, 0, 0},      {&pool->clusters, 0, 0}, {&b->list, 0, 0},
 	};
-	for (int i = 0; i < 4; i++) {
+	VkImageView views[VKCOL_MAP_ARRAYS];
+	for (uint32_t k = 0; k < VKCOL_MAP_ARRAYS; k++)
+		views[k] = pool->arrays[k].view;
+	for (int i = 0; i < EXACT_PIPELINES; i++) {
 		TRY(pipeline_get(ctx, ids[i], &b->pipes[i]));
-		TRY(gpu_pipeline_bind(ctx, b->pipes[i], bindings, NULL, VK_NULL_HANDLE, &b->sets[i]));
+		TRY(gpu_pipeline_bind(ctx, b->pipes[i], bindings, views, ctx->cube_sampler, &b->sets[i]));
 	}
 cleanup:
 	return res;
+}
+
+// Adds the triangle pairs the device listed for the pass's pairs (position
+// i of the pass answers pair at[i]) to the caller's list; pairs left
+// undecided (rerun later) are skipped, their rerun lists them.
+static void list_take(const exact_buffers *b, const uint64_t *at, const vkcol_pair_result *results, list_sink *sink)
+{
+	const uint32_t *counters = b->counters.mapped;
+	uint32_t found = counters[VKCOL_COUNTER_LIST];
+	vkcol_triangle_list *out = sink->out;
+	if (found > b->list_capacity)
+		out->truncated = true; // the device list overflowed: list_close trims
+	uint32_t stored = found < b->list_capacity ? found : b->list_capacity;
+	const uint32_t *entries = b->list.mapped;
+	for (uint32_t k = 0; k < stored && !sink->cut; k++) {
+		uint64_t pair = at[entries[4 * k]];
+		if (results[pair].stage == VKCOL_STAGE_NONE)
+			continue;
+		if (out->count == out->capacity) {
+			out->truncated = true;
+			break;
+		}
+		out->entries[out->count++] = (vkcol_triangle_pair){pair, entries[4 * k + 1], entries[4 * k + 2]};
+	}
+}
+
+// After a chunk (and its reruns): sorts the chunk's entries, and if some were
+// lost, keeps the complete pairs before the first incomplete one and what
+// there is of that one, and lists nothing more.
+static void list_close_chunk(const vkcol_pair_result *results, list_sink *sink)
+{
+	vkcol_triangle_list *out = sink->out;
+	if (sink->cut)
+		return;
+	vkcol_triangle_pair *e = out->entries + sink->chunk_start;
+	uint64_t n = out->count - sink->chunk_start;
+	ref_sort_triangle_pairs(e, n);
+	if (out->truncated) {
+		for (uint64_t k = 0; k < n;) {
+			uint64_t pair = e[k].pair, run = 0;
+			while (k + run < n && e[k + run].pair == pair)
+				run++;
+			if (run != results[pair].triangle_pairs) {
+				out->count = sink->chunk_start + k + run;
+				break;
+			}
+			k += run;
+		}
+		sink->cut = true;
+	}
+	sink->chunk_start = out->count;
 }
 
 // Answers `count` pairs in chunks of b->chunk: pair i of the pass is
@@ -585,20 +664,22 @@ cleanup:
 // hit are appended (by position) to rerun.
 static vkcol_result exact_pass(vkcol_context *ctx, exact_buffers *b, const vkcol_pair *pairs, const uint64_t *index,
                                uint64_t base, uint64_t count, vkcol_pair_result *results, uint64_t *rerun,
-                               uint64_t *rerun_count, vkcol_batch_stats *stats)
+                               uint64_t *rerun_count, uint64_t *at, list_sink *sink, vkcol_batch_stats *stats)
 {
 	const core_env *env = &ctx->env;
 	vkcol_result res = VKCOL_SUCCESS;
 	for (uint64_t first = 0; first < count; first += b->chunk) {
 		uint32_t n = (uint32_t)(count - first < b->chunk ? count - first : b->chunk);
 		vkcol_gpu_pair *up = b->pairs.mapped;
-		for (uint32_t i = 0; i < n; i++)
-			memcpy(&up[i], &pairs[index ? index[first + i] : base + first + i], sizeof(vkcol_gpu_pair));
+		for (uint32_t i = 0; i < n; i++) {
+			at[i] = index ? index[first + i] : base + first + i;
+			memcpy(&up[i], &pairs[at[i]], sizeof(vkcol_gpu_pair));
+		}
 		VkCommandBuffer cmd;
 		TRY(gpu_begin_once(ctx, &cmd));
 		ctx->vk.vkCmdFillBuffer(cmd, b->counters.buffer, 0, VK_WHOLE_SIZE, 0);
 		gpu_barrier_all(ctx, cmd);
-		vkcol_exact_params params = {n, MESH_MAX_COUNT, b->capacity, 0};
+		vkcol_exact_params params = {n, MESH_MAX_COUNT, b->capacity, 0, b->flags, b->list_capacity, 0, 0};
 		uint32_t groups = (n + VKCOL_WORKGROUP_SIZE - 1) / VKCOL_WORKGROUP_SIZE;
 		gpu_pipeline_dispatch(ctx, cmd, b->pipes[0], b->sets[0], &params, groups);
 		for (uint32_t level = 0; level < b->levels; level++) {
@@ -615,27 +696,58 @@ static vkcol_result exact_pass(vkcol_context *ctx, exact_buffers *b, const vkcol
 		gpu_pipeline_dispatch(ctx, cmd, b->pipes[3], b->sets[3], &params, groups);
 		gpu_barrier_all(ctx, cmd);
 		TRY(gpu_submit_once(ctx, cmd));
-		VkMappedMemoryRange ranges[2] = {
+		VkMappedMemoryRange ranges[3] = {
 		    {VK_STRUCTURE_TYPE_MAPPED_MEMORY_RANGE, NULL, b->results.memory, 0, VK_WHOLE_SIZE},
 		    {VK_STRUCTURE_TYPE_MAPPED_MEMORY_RANGE, NULL, b->counters.memory, 0, VK_WHOLE_SIZE},
+		    {VK_STRUCTURE_TYPE_MAPPED_MEMORY_RANGE, NULL, b->list.memory, 0, VK_WHOLE_SIZE},
 		};
-		if (!b->results.coherent || !b->counters.coherent)
-			VK_TRY(env, ctx->vk.vkInvalidateMappedMemoryRanges(ctx->device, 2, ranges));
+		if (!b->results.coherent || !b->counters.coherent || !b->list.coherent)
+			VK_TRY(env, ctx->vk.vkInvalidateMappedMemoryRanges(ctx->device, 3, ranges));
 		const vkcol_pair_result *got = b->results.mapped;
 		for (uint32_t i = 0; i < n; i++) {
-			uint64_t at = index ? index[first + i] : base + first + i;
-			results[at] = got[i];
+			results[at[i]] = got[i];
 			if (got[i].stage == VKCOL_STAGE_NONE)
-				rerun[(*rerun_count)++] = at;
+				rerun[(*rerun_count)++] = at[i];
 		}
+		if (sink)
+			list_take(b, at, results, sink);
+		const uint32_t *counters = b->counters.mapped;
 		if (stats) {
-			const uint32_t *counters = b->counters.mapped;
+			stats->witness_accepted += counters[VKCOL_COUNTER_WITNESS];
 			for (uint32_t level = 0; level < b->levels && level < VKCOL_MAX_LEVELS; level++) {
-				stats->level_items[level] += counters[4 + level];
-				if (counters[4 + level] && level + 1 > stats->levels)
+				uint32_t items = counters[VKCOL_COUNTER_LEVELS + level];
+				stats->level_items[level] += items;
+				if (items && level + 1 > stats->levels)
 					stats->levels = level + 1;
 			}
 		}
+	}
+cleanup:
+	return res;
+}
+
+// The CPU reference answers a pair that overflowed the frontier even alone
+// (and lists its triangle pairs when asked).
+static vkcol_result exact_on_cpu(vkcol_context *ctx, const vkcol_pair *pair, uint64_t at, vkcol_pair_result *result,
+                                 list_sink *sink)
+{
+	vkcol_result res = VKCOL_SUCCESS;
+	bool collide = false;
+	TRY(vkcol_reference_collide(ctx, pair, &collide));
+	*result = (vkcol_pair_result){collide, VKCOL_STAGE_TREE, 0.0f, collide ? 1u : 0u};
+	if (sink && collide) {
+		vkcol_triangle_list *out = sink->out;
+		uint64_t room = sink->cut ? 0 : out->capacity - out->count, found = 0;
+		TRY(vkcol_reference_triangle_pairs(ctx, pair, out->entries + out->count, room, &found));
+		uint64_t kept = found < room ? found : room;
+		for (uint64_t k = 0; k < kept; k++)
+			out->entries[out->count + k].pair = at;
+		out->count += kept;
+		if (found > room)
+			out->truncated = true;
+		result->triangle_pairs = (uint32_t)(found < UINT32_MAX ? found : UINT32_MAX);
+		if (found == 0)
+			result->stage = VKCOL_STAGE_CONTAINMENT;
 	}
 cleanup:
 	return res;
@@ -646,8 +758,8 @@ cleanup:
 // pair; a lone pair that still overflows is answered by the CPU reference.
 // No answer is dropped. b->chunk is restored.
 static vkcol_result settle_overflows(vkcol_context *ctx, exact_buffers *b, const vkcol_batch_desc *desc,
-                                     vkcol_pair_result *results, uint64_t *rerun[2], uint64_t count,
-                                     uint64_t *fallbacks, vkcol_batch_stats *stats)
+                                     vkcol_pair_result *results, uint64_t *rerun[2], uint64_t count, uint64_t *at,
+                                     list_sink *sink, uint64_t *fallbacks, vkcol_batch_stats *stats)
 {
 	vkcol_result res = VKCOL_SUCCESS;
 	uint32_t full = b->chunk, chunk_now = b->chunk;
@@ -659,10 +771,8 @@ static vkcol_result settle_overflows(vkcol_context *ctx, exact_buffers *b, const
 		if (chunk_now == 1) {
 			*fallbacks += counts[cur];
 			for (uint64_t i = 0; i < counts[cur]; i++) {
-				uint64_t at = rerun[cur][i];
-				bool collide = false;
-				TRY(vkcol_reference_collide(ctx, &desc->pairs[at], &collide));
-				results[at] = (vkcol_pair_result){collide, VKCOL_STAGE_TREE, 0.0f, collide ? 1u : 0u};
+				uint64_t k = rerun[cur][i];
+				TRY(exact_on_cpu(ctx, &desc->pairs[k], k, &results[k], sink));
 				if (stats)
 					stats->cpu_fallbacks++;
 			}
@@ -672,7 +782,8 @@ static vkcol_result settle_overflows(vkcol_context *ctx, exact_buffers *b, const
 		b->chunk = chunk_now;
 		int next = cur ^ 1;
 		counts[next] = 0;
-		TRY(exact_pass(ctx, b, desc->pairs, rerun[cur], 0, counts[cur], results, rerun[next], &counts[next], stats));
+		TRY(exact_pass(ctx, b, desc->pairs, rerun[cur], 0, counts[cur], results, rerun[next], &counts[next], at, sink,
+		               stats));
 		cur = next;
 	}
 cleanup:
@@ -686,26 +797,41 @@ static vkcol_result run_exact(vkcol_context *ctx, const vkcol_batch_desc *desc, 
 	const core_env *env = &ctx->env;
 	vkcol_result res = VKCOL_SUCCESS;
 	exact_buffers b = {0};
-	uint64_t *rerun[2] = {NULL, NULL};
+	uint64_t *rerun[2] = {NULL, NULL}, *at = NULL;
 	uint32_t chunk = desc->chunk_pairs ? desc->chunk_pairs : EXACT_DEFAULT_CHUNK;
 	if ((uint64_t)chunk > desc->pair_count)
 		chunk = (uint32_t)desc->pair_count;
-	TRY(exact_buffers_create(ctx, chunk, &b));
+	list_sink sink = {desc->triangles, 0, false};
+	uint32_t flags = 0, list_capacity = 0;
+	if (desc->triangles) {
+		desc->triangles->count = 0;
+		desc->triangles->truncated = false;
+		flags |= VKCOL_EXACT_FIND_ALL;
+		uint64_t cap = desc->triangles->capacity;
+		list_capacity = cap < EXACT_LIST_MAX ? (uint32_t)cap : EXACT_LIST_MAX;
+	} else if (!(desc->flags & VKCOL_BATCH_NO_EARLY_ACCEPT)) {
+		flags |= VKCOL_EXACT_EARLY_ACCEPT;
+	}
+	TRY(exact_buffers_create(ctx, chunk, list_capacity, flags, &b));
 	// Overflowed pairs are settled chunk by chunk, so these lists (and all
 	// host memory) stay bounded by the chunk, whatever the batch size.
-	for (int i = 0; i < 2; i++) {
-		rerun[i] = core_calloc(env, b.chunk, sizeof(uint64_t));
-		if (!rerun[i]) {
+	for (int i = 0; i < 3; i++) {
+		uint64_t **list = i < 2 ? &rerun[i] : &at;
+		*list = core_calloc(env, b.chunk, sizeof(uint64_t));
+		if (!*list) {
 			res = VKCOL_ERROR_OUT_OF_HOST_MEMORY;
 			goto cleanup;
 		}
 	}
 	uint64_t done = 0, fallbacks = 0;
+	list_sink *list = desc->triangles ? &sink : NULL;
 	for (uint64_t first = 0; first < desc->pair_count; first += b.chunk) {
 		uint64_t n = desc->pair_count - first < b.chunk ? desc->pair_count - first : b.chunk;
 		uint64_t overflowed = 0;
-		TRY(exact_pass(ctx, &b, desc->pairs, NULL, first, n, results, rerun[0], &overflowed, stats));
-		TRY(settle_overflows(ctx, &b, desc, results, rerun, overflowed, &fallbacks, stats));
+		TRY(exact_pass(ctx, &b, desc->pairs, NULL, first, n, results, rerun[0], &overflowed, at, list, stats));
+		TRY(settle_overflows(ctx, &b, desc, results, rerun, overflowed, at, list, &fallbacks, stats));
+		if (list)
+			list_close_chunk(results, list);
 		done = first + n;
 		if (desc->progress && !desc->progress(desc->progress_user, done, desc->pair_count))
 			break;
@@ -719,6 +845,7 @@ static vkcol_result run_exact(vkcol_context *ctx, const vkcol_batch_desc *desc, 
 cleanup:
 	for (int i = 0; i < 2; i++)
 		core_free(env, rerun[i]);
+	core_free(env, at);
 	exact_buffers_free(ctx, &b);
 	return res;
 }
@@ -737,6 +864,20 @@ VKCOL_API vkcol_result vkcol_batch_run(vkcol_context *ctx, const vkcol_batch_des
 	}
 	if (desc->mode != VKCOL_MODE_DEFAULT && desc->mode != VKCOL_MODE_APPROX && desc->mode != VKCOL_MODE_EXACT) {
 		CORE_ERROR(env, "vkcol_batch_run: %d is not a vkcol_mode", (int)desc->mode);
+		return VKCOL_ERROR_INVALID_ARGUMENT;
+	}
+	if (desc->triangles && desc->mode == VKCOL_MODE_APPROX) {
+		CORE_ERROR(env, "vkcol_batch_run: a triangle-pair list needs exact mode (approx mode tests vertices, not "
+		                "triangles)");
+		return VKCOL_ERROR_INVALID_ARGUMENT;
+	}
+	if (desc->triangles && desc->triangles->capacity > 0 && !desc->triangles->entries) {
+		CORE_ERROR(env, "vkcol_batch_run: triangles->entries is NULL with a capacity of %llu",
+		           (unsigned long long)desc->triangles->capacity);
+		return VKCOL_ERROR_INVALID_ARGUMENT;
+	}
+	if (desc->flags & ~(uint32_t)VKCOL_BATCH_NO_EARLY_ACCEPT) {
+		CORE_ERROR(env, "vkcol_batch_run: unknown flags 0x%x", desc->flags & ~(uint32_t)VKCOL_BATCH_NO_EARLY_ACCEPT);
 		return VKCOL_ERROR_INVALID_ARGUMENT;
 	}
 	double start = now_seconds();

@@ -220,10 +220,14 @@ vkcol_result pipeline_get(vkcol_context *ctx, pipeline_id id, gpu_pipeline **out
 	    [PIPELINE_CUBEMAP_MIP] = {&shader_cubemap_mip, 1, sizeof(vkcol_cubemap_mip_params), 0, "cubemap_mip"},
 	    [PIPELINE_APPROX] = {&shader_approx_pairs, 6, sizeof(vkcol_approx_params), VKCOL_MAP_ARRAYS, "approx_pairs"},
 	    [PIPELINE_SAMPLE_RAW] = {&shader_sample_raw, 1, sizeof(vkcol_sample_raw_params), 1, "sample_raw"},
-	    [PIPELINE_EXACT_SETUP] = {&shader_exact_setup, 12, sizeof(vkcol_exact_params), 0, "exact_setup"},
-	    [PIPELINE_EXACT_ARGS] = {&shader_exact_args, 12, sizeof(vkcol_exact_params), 0, "exact_args"},
-	    [PIPELINE_EXACT_TRAVERSE] = {&shader_exact_traverse, 12, sizeof(vkcol_exact_params), 0, "exact_traverse"},
-	    [PIPELINE_EXACT_CONTAIN] = {&shader_exact_contain, 12, sizeof(vkcol_exact_params), 0, "exact_contain"},
+	    [PIPELINE_EXACT_SETUP] = {&shader_exact_setup, 15, sizeof(vkcol_exact_params), VKCOL_MAP_ARRAYS,
+	                             "exact_setup"},
+	    [PIPELINE_EXACT_ARGS] = {&shader_exact_args, 15, sizeof(vkcol_exact_params), VKCOL_MAP_ARRAYS,
+	                             "exact_args"},
+	    [PIPELINE_EXACT_TRAVERSE] = {&shader_exact_traverse, 15, sizeof(vkcol_exact_params), VKCOL_MAP_ARRAYS,
+	                             "exact_traverse"},
+	    [PIPELINE_EXACT_CONTAIN] = {&shader_exact_contain, 15, sizeof(vkcol_exact_params), VKCOL_MAP_ARRAYS,
+	                             "exact_contain"},
 	};
 	*out = NULL;
 	if ((unsigned)id >= PIPELINE_COUNT)

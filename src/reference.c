@@ -19,6 +19,7 @@
 #include "device.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 // Fixed-size traversal stacks: a depth-first descent pushes at most two
@@ -361,11 +362,14 @@ static box3 tri_box(double v[3][3])
 	return b;
 }
 
-static bool leaves_intersect(const mesh_cpu *a, const vkcol_gpu_node *la, const mesh_cpu *b,
-                             const vkcol_gpu_node *lb, const ref_transform *b_in_a)
+// Calls visit for every intersecting triangle pair of two leaves; returns
+// false as soon as visit does (the search stops).
+static bool visit_leaves(const mesh_cpu *a, const vkcol_gpu_node *la, const mesh_cpu *b, const vkcol_gpu_node *lb,
+                         const ref_transform *b_in_a, ref_pair_visit visit, void *user)
 {
 	for (uint32_t j = lb->first; j < lb->first + lb->count; ++j) {
-		const uint32_t *tb = b->indices + 3 * (size_t)b->tree.triangles[j];
+		uint32_t orig_b = b->tree.triangles[j];
+		const uint32_t *tb = b->indices + 3 * (size_t)orig_b;
 		double q[3][3];
 		for (int c = 0; c < 3; ++c) {
 			double v[3];
@@ -376,17 +380,19 @@ static bool leaves_intersect(const mesh_cpu *a, const vkcol_gpu_node *la, const 
 		// predicate sees, so disjoint boxes mean disjoint triangles.
 		box3 qb = tri_box(q);
 		for (uint32_t i = la->first; i < la->first + la->count; ++i) {
-			const uint32_t *ta = a->indices + 3 * (size_t)a->tree.triangles[i];
+			uint32_t orig_a = a->tree.triangles[i];
+			const uint32_t *ta = a->indices + 3 * (size_t)orig_a;
 			double p[3][3];
 			for (int c = 0; c < 3; ++c)
 				load_vertex(a, ta[c], p[c]);
 			box3 pb = tri_box(p);
 			// The cast: C17 does not convert double (*)[3] to const double (*)[3].
-			if (boxes_overlap(&pb, &qb) && tri_tri_intersect((const double(*)[3])p, (const double(*)[3])q))
-				return true;
+			if (boxes_overlap(&pb, &qb) && tri_tri_intersect((const double(*)[3])p, (const double(*)[3])q) &&
+			    !visit(user, orig_a, orig_b))
+				return false;
 		}
 	}
-	return false;
+	return true;
 }
 
 static double box_size(const vkcol_gpu_node *n)
@@ -394,10 +400,11 @@ static double box_size(const vkcol_gpu_node *n)
 	return ((double)n->max_x - n->min_x) + ((double)n->max_y - n->min_y) + ((double)n->max_z - n->min_z);
 }
 
-bool ref_surfaces_intersect(const mesh_cpu *a, const mesh_cpu *b, const ref_transform *b_in_a)
+bool ref_surface_pairs(const mesh_cpu *a, const mesh_cpu *b, const ref_transform *b_in_a, ref_pair_visit visit,
+                       void *user)
 {
 	if (a == NULL || b == NULL || b_in_a == NULL || a->tree.nodes == NULL || b->tree.nodes == NULL)
-		return false;
+		return true;
 	uint32_t stack[REF_STACK_SIZE][2];
 	uint32_t top = 0;
 	stack[top][0] = 0;
@@ -413,8 +420,8 @@ bool ref_surfaces_intersect(const mesh_cpu *a, const mesh_cpu *b, const ref_tran
 			continue;
 		bool leaf_a = na->count > 0, leaf_b = nb->count > 0;
 		if (leaf_a && leaf_b) {
-			if (leaves_intersect(a, na, b, nb, b_in_a))
-				return true;
+			if (!visit_leaves(a, na, b, nb, b_in_a, visit, user))
+				return false;
 			continue;
 		}
 		// Descend into the internal node, or the larger of two internal
@@ -433,7 +440,22 @@ bool ref_surfaces_intersect(const mesh_cpu *a, const mesh_cpu *b, const ref_tran
 		}
 		top += 2;
 	}
+	return true;
+}
+
+static bool stop_at_first(void *user, uint32_t triangle_a, uint32_t triangle_b)
+{
+	(void)triangle_a;
+	(void)triangle_b;
+	*(bool *)user = true;
 	return false;
+}
+
+bool ref_surfaces_intersect(const mesh_cpu *a, const mesh_cpu *b, const ref_transform *b_in_a)
+{
+	bool found = false;
+	ref_surface_pairs(a, b, b_in_a, stop_at_first, &found);
+	return found;
 }
 
 // ---------------------------------------------------------------------------
@@ -545,5 +567,67 @@ VKCOL_API vkcol_result vkcol_reference_collide(const vkcol_context *ctx, const v
 	}
 	ref_transform rel = ref_relative(&ta, &tb);
 	*collide = collide_env(&ctx->env, &sa->cpu, &sb->cpu, &rel);
+	return VKCOL_SUCCESS;
+}
+
+typedef struct pair_collector {
+	vkcol_triangle_pair *entries;
+	uint64_t capacity, count;
+} pair_collector;
+
+static bool collect_pair(void *user, uint32_t triangle_a, uint32_t triangle_b)
+{
+	pair_collector *c = user;
+	if (c->count < c->capacity)
+		c->entries[c->count] = (vkcol_triangle_pair){0, triangle_a, triangle_b};
+	c->count++;
+	return true;
+}
+
+static int compare_triangle_pairs(const void *x, const void *y)
+{
+	const vkcol_triangle_pair *a = x, *b = y;
+	if (a->pair != b->pair)
+		return a->pair < b->pair ? -1 : 1;
+	if (a->triangle_a != b->triangle_a)
+		return a->triangle_a < b->triangle_a ? -1 : 1;
+	if (a->triangle_b != b->triangle_b)
+		return a->triangle_b < b->triangle_b ? -1 : 1;
+	return 0;
+}
+
+void ref_sort_triangle_pairs(vkcol_triangle_pair *entries, uint64_t count)
+{
+	if (count > 1)
+		qsort(entries, count, sizeof(*entries), compare_triangle_pairs);
+}
+
+VKCOL_API vkcol_result vkcol_reference_triangle_pairs(const vkcol_context *ctx, const vkcol_pair *pair,
+                                                      vkcol_triangle_pair *entries, uint64_t capacity,
+                                                      uint64_t *count)
+{
+	if (count != NULL)
+		*count = 0;
+	if (ctx == NULL || pair == NULL || count == NULL || (capacity > 0 && entries == NULL)) {
+		if (ctx != NULL)
+			CORE_ERROR(&ctx->env, "vkcol_reference_triangle_pairs: pair, count and (with a capacity) entries "
+			                      "must not be NULL");
+		return VKCOL_ERROR_INVALID_ARGUMENT;
+	}
+	const mesh_slot *sa = device_mesh_slot(ctx, pair->a);
+	const mesh_slot *sb = device_mesh_slot(ctx, pair->b);
+	if (sa == NULL || sb == NULL)
+		return VKCOL_ERROR_INVALID_HANDLE;
+	ref_transform ta, tb;
+	if (!ref_pose_transform(&pair->pose_a, &ta) || !ref_pose_transform(&pair->pose_b, &tb)) {
+		CORE_ERROR(&ctx->env, "vkcol_reference_triangle_pairs: a pose has a zero or non-finite rotation, or a "
+		                      "non-finite translation");
+		return VKCOL_ERROR_INVALID_ARGUMENT;
+	}
+	ref_transform rel = ref_relative(&ta, &tb);
+	pair_collector c = {entries, capacity, 0};
+	ref_surface_pairs(&sa->cpu, &sb->cpu, &rel, collect_pair, &c);
+	ref_sort_triangle_pairs(entries, c.count < capacity ? c.count : capacity);
+	*count = c.count;
 	return VKCOL_SUCCESS;
 }

@@ -30,6 +30,19 @@ bool ref_point_in_solid(const mesh_cpu *mesh, const double p[3]);
 // frame by b_in_a? Tree against tree.
 bool ref_surfaces_intersect(const mesh_cpu *a, const mesh_cpu *b, const ref_transform *b_in_a);
 
+// Called with each intersecting triangle pair (indices as the caller gave
+// the triangles); return false to stop the search.
+typedef bool (*ref_pair_visit)(void *user, uint32_t triangle_a, uint32_t triangle_b);
+
+// Visits every intersecting triangle pair of a and b (b in a's frame by
+// b_in_a), tree against tree, in no particular order. Returns false when
+// visit stopped the search.
+bool ref_surface_pairs(const mesh_cpu *a, const mesh_cpu *b, const ref_transform *b_in_a, ref_pair_visit visit,
+                       void *user);
+
+// Sorts by (pair, triangle_a, triangle_b).
+void ref_sort_triangle_pairs(vkcol_triangle_pair *entries, uint64_t count);
+
 // The full semantics of DESIGN.md: surfaces intersect, or both meshes closed
 // and one contains a vertex of the other.
 bool ref_collide(const mesh_cpu *a, const mesh_cpu *b, const ref_transform *b_in_a);
