@@ -6,7 +6,7 @@ The file is the command-line tool's pose format: one pose of B in A's frame
 per line, `qw qx qy qz tx ty tz`, a Hamilton unit quaternion w first; a point
 x of B's file maps to R(q) x + t in A's file coordinates.
 
-Sampling, pose by pose (bench_approx.c's pose_sampler does exactly the same
+Sampling, pose by pose (sample_poses in bench_common.c does exactly the same
 arithmetic, so a batch generated in memory there equals this file):
   - the generator is splitmix64 seeded with --seed; a uniform in [0, 1) is the
     top 53 bits of one output times 2^-53;
@@ -106,7 +106,7 @@ def bounds(verts):
 
 def poses(seed, count, factor, ca, ra, cb, rb):
 	"""Yields count poses (qw, qx, qy, qz, tx, ty, tz) in double precision.
-	Keep the arithmetic in step with pose_sampler in bench_approx.c."""
+	Keep the arithmetic in step with sample_poses in bench_common.c."""
 	rng = SplitMix64(seed)
 	rho = factor * (ra + rb)
 	for _ in range(count):
