@@ -18,7 +18,9 @@ layout(local_size_x_id = 0) in;
 const uint STACK_SIZE = 64u; // > max tree depth (48) + 1
 
 // Crossings of the ray o + t d (t > 0) with mesh m's triangles, mod 2; or 2
-// when the ray passes too close to an edge or vertex to count reliably.
+// when the ray passes too close to an edge or vertex to count reliably. The
+// loops end through their conditions, not a `return` (see segment_clear in
+// exact_setup.comp: lavapipe miscompiled an early return in such a loop).
 uint ray_parity(vkcol_gpu_mesh m, vec3 o, vec3 d)
 {
 	vec3 inv_d = 1.0 / d;
@@ -26,7 +28,8 @@ uint ray_parity(vkcol_gpu_mesh m, vec3 o, vec3 d)
 	uint top = 0u;
 	stack[top++] = m.node_first;
 	uint crossings = 0u;
-	while (top > 0u) {
+	bool unclear = false;
+	while (top > 0u && !unclear) {
 		vkcol_gpu_node n = nodes[stack[--top]];
 		vec3 t0 = (node_min(n) - o) * inv_d, t1 = (node_max(n) - o) * inv_d;
 		vec3 lo = min(t0, t1), hi = max(t0, t1);
@@ -38,7 +41,7 @@ uint ray_parity(vkcol_gpu_mesh m, vec3 o, vec3 d)
 			stack[top++] = n.first + 1u;
 			continue;
 		}
-		for (uint k = n.first; k < n.first + n.count; k++) {
+		for (uint k = n.first; k < n.first + n.count && !unclear; k++) {
 			uvec4 tri = triangles[k];
 			vec3 v0 = vertices[tri.x].xyz, v1 = vertices[tri.y].xyz, v2 = vertices[tri.z].xyz;
 			vec3 e1 = v1 - v0, e2 = v2 - v0;
@@ -55,12 +58,12 @@ uint ray_parity(vkcol_gpu_mesh m, vec3 o, vec3 d)
 			const float eps = 1e-5;
 			if (u < -eps || v < -eps || u + v > 1.0 + eps || t < -eps * max(length(s), 1e-30))
 				continue;
-			if (u <= eps || v <= eps || u + v >= 1.0 - eps || t <= eps * max(length(s), 1e-30))
-				return 2u; // grazing an edge or vertex, or starting on the surface
+			// Grazing an edge or vertex, or starting on the surface: unclear.
+			unclear = u <= eps || v <= eps || u + v >= 1.0 - eps || t <= eps * max(length(s), 1e-30);
 			crossings++;
 		}
 	}
-	return crossings & 1u;
+	return unclear ? 2u : crossings & 1u;
 }
 
 bool inside(vkcol_gpu_mesh m, vec3 point)

@@ -109,34 +109,46 @@ float try_witness(vkcol_gpu_mesh to, vec3 v, float tol)
 	return segment_clear(to, origin, v, tol) ? inner - dist : REFUTED;
 }
 
+// Clusters of `from` searched for a witness, nearest to's origin first.
+const uint WITNESS_CLUSTERS = 4u;
+
 // A witness of `from` (placed in `to`'s frame by x -> r x + t) inside `to`:
-// from's origin, then the vertices of from's cluster nearest to's origin.
-// The first candidate decides (confirmed or refuted). Returns a depth >= 0,
-// or < 0.
+// from's origin, then the vertices of the WITNESS_CLUSTERS clusters of from
+// nearest to's origin among those that meet to's AABB. The first candidate
+// decides (confirmed or refuted). Returns a depth >= 0, or < 0.
 float witness(vkcol_gpu_mesh from, vkcol_gpu_mesh to, mat3 r, vec3 t, float tol)
 {
 	float depth = try_witness(to, r * vec3(from.origin_x, from.origin_y, from.origin_z) + t, tol);
 	if (depth != NOT_CANDIDATE)
 		return depth;
 	vec3 origin = vec3(to.origin_x, to.origin_y, to.origin_z);
-	uint nearest = 0u;
-	float nearest_d2 = 3.4e38;
-	for (uint c = 0u; c < from.cluster_count; c++) {
-		vec3 off = r * clusters[from.cluster_first + c].xyz + t - origin;
-		float d2 = dot(off, off);
-		if (d2 < nearest_d2) {
-			nearest_d2 = d2;
-			nearest = c;
+	vec3 lo = box_min(to), hi = box_max(to);
+	float after = -1.0; // clusters at squared distances <= after are done
+	for (uint round = 0u; round < WITNESS_CLUSTERS; round++) {
+		uint nearest = 0xffffffffu;
+		float nearest_d2 = 3.4e38;
+		for (uint c = 0u; c < from.cluster_count; c++) {
+			vec4 cs = clusters[from.cluster_first + c];
+			vec3 cc = r * cs.xyz + t;
+			vec3 gap = max(max(lo - cc, cc - hi), vec3(0.0));
+			vec3 off = cc - origin;
+			float d2 = dot(off, off);
+			if (dot(gap, gap) <= cs.w * cs.w && d2 > after && d2 < nearest_d2) {
+				nearest_d2 = d2;
+				nearest = c;
+			}
 		}
-	}
-	uint first = from.vertex_first + nearest * VKCOL_CLUSTER_SIZE;
-	uint end = min(first + VKCOL_CLUSTER_SIZE, from.vertex_first + from.vertex_count);
-	for (uint k = first; k < end; k++) {
-		depth = try_witness(to, r * vertices[k].xyz + t, tol);
+		if (nearest == 0xffffffffu)
+			break;
+		after = nearest_d2;
+		uint first = from.vertex_first + nearest * VKCOL_CLUSTER_SIZE;
+		uint end = min(first + VKCOL_CLUSTER_SIZE, from.vertex_first + from.vertex_count);
+		for (uint k = first; k < end && depth == NOT_CANDIDATE; k++)
+			depth = try_witness(to, r * vertices[k].xyz + t, tol);
 		if (depth != NOT_CANDIDATE)
-			return depth;
+			break;
 	}
-	return NOT_CANDIDATE;
+	return depth;
 }
 
 void main()
