@@ -63,11 +63,16 @@ bool triangles_intersect(vec3 a0, vec3 a1, vec3 a2, vec3 b0, vec3 b1, vec3 b2, f
 }
 
 
-// Does A's box (centre ca, half extents ea) overlap B's box (cb, eb) carried
-// into A's frame by x -> r x + t (abs_r = |r|), with slack tol?
+// Do the boxes (centre ca, half extents ea) of A and (cb, eb) of B overlap,
+// B placed in A's frame by x -> r x + t (abs_r = |r|), with slack tol? Both
+// ways: B's box carried into A's frame against A's, and A's carried into
+// B's against B's (the six face axes of the two boxes; the nine edge-edge
+// axes of a full box-box separating axis test are left out).
 bool carried_overlap(vec3 ca, vec3 ea, vec3 cb, vec3 eb, mat3 r, mat3 abs_r, vec3 t, float tol)
 {
-	return all(lessThanEqual(abs(r * cb + t - ca), abs_r * eb + ea + vec3(tol)));
+	vec3 gap = r * cb + t - ca; // B's centre relative to A's, in A's frame
+	return all(lessThanEqual(abs(gap), abs_r * eb + ea + vec3(tol))) &&
+	       all(lessThanEqual(abs(gap * r), ea * abs_r + eb + vec3(tol)));
 }
 
 vec3 centre(vkcol_gpu_node n)
@@ -167,10 +172,10 @@ void main()
 		item0 = uvec4(p, it.y, nb.first, 0u);
 		item1 = uvec4(p, it.y, nb.first + 1u, 0u);
 	} else {
-		vec3 cb = r * centre(nb) + t, ebc = abs_r * eb + vec3(tol);
+		vec3 cb = centre(nb);
 		vkcol_gpu_node c0 = nodes[na.first], c1 = nodes[na.first + 1u];
-		keep0 = all(lessThanEqual(abs(cb - centre(c0)), ebc + extent(c0)));
-		keep1 = all(lessThanEqual(abs(cb - centre(c1)), ebc + extent(c1)));
+		keep0 = carried_overlap(centre(c0), extent(c0), cb, eb, r, abs_r, t, tol);
+		keep1 = carried_overlap(centre(c1), extent(c1), cb, eb, r, abs_r, t, tol);
 		item0 = uvec4(p, na.first, it.z, 0u);
 		item1 = uvec4(p, na.first + 1u, it.z, 0u);
 	}
