@@ -109,13 +109,15 @@ float try_witness(vkcol_gpu_mesh to, vec3 v, float tol)
 	return segment_clear(to, origin, v, tol) ? inner - dist : REFUTED;
 }
 
-// Clusters of `from` searched for a witness, nearest to's origin first.
-const uint WITNESS_CLUSTERS = 4u;
+// Clusters of `from` searched for a witness, nearest to's origin first
+// (at most 4: they are kept in one vec4/uvec4 pair).
+const uint WITNESS_CLUSTERS = 2u;
 
 // A witness of `from` (placed in `to`'s frame by x -> r x + t) inside `to`:
 // from's origin, then the vertices of the WITNESS_CLUSTERS clusters of from
-// nearest to's origin among those that meet to's AABB. The first candidate
-// decides (confirmed or refuted). Returns a depth >= 0, or < 0.
+// nearest to's origin among those that meet to's AABB (one pass over the
+// clusters keeps the nearest, sorted). The first candidate decides
+// (confirmed or refuted). Returns a depth >= 0, or < 0.
 float witness(vkcol_gpu_mesh from, vkcol_gpu_mesh to, mat3 r, vec3 t, float tol)
 {
 	float depth = try_witness(to, r * vec3(from.origin_x, from.origin_y, from.origin_z) + t, tol);
@@ -123,30 +125,49 @@ float witness(vkcol_gpu_mesh from, vkcol_gpu_mesh to, mat3 r, vec3 t, float tol)
 		return depth;
 	vec3 origin = vec3(to.origin_x, to.origin_y, to.origin_z);
 	vec3 lo = box_min(to), hi = box_max(to);
-	float after = -1.0; // clusters at squared distances <= after are done
-	for (uint round = 0u; round < WITNESS_CLUSTERS; round++) {
-		uint nearest = 0xffffffffu;
-		float nearest_d2 = 3.4e38;
-		for (uint c = 0u; c < from.cluster_count; c++) {
-			vec4 cs = clusters[from.cluster_first + c];
-			vec3 cc = r * cs.xyz + t;
-			vec3 gap = max(max(lo - cc, cc - hi), vec3(0.0));
-			vec3 off = cc - origin;
-			float d2 = dot(off, off);
-			if (dot(gap, gap) <= cs.w * cs.w && d2 > after && d2 < nearest_d2) {
-				nearest_d2 = d2;
-				nearest = c;
+	vec4 best_d2 = vec4(3.4e38);
+	uvec4 best = uvec4(0xffffffffu);
+	for (uint c = 0u; c < from.cluster_count; c++) {
+		vec4 cs = clusters[from.cluster_first + c];
+		vec3 cc = r * cs.xyz + t;
+		vec3 gap = max(max(lo - cc, cc - hi), vec3(0.0));
+		vec3 off = cc - origin;
+		float d2 = dot(off, off);
+		if (dot(gap, gap) > cs.w * cs.w || d2 >= best_d2.w)
+			continue;
+		// Insert into the sorted four.
+		if (d2 < best_d2.z) {
+			best_d2.w = best_d2.z;
+			best.w = best.z;
+			if (d2 < best_d2.y) {
+				best_d2.z = best_d2.y;
+				best.z = best.y;
+				if (d2 < best_d2.x) {
+					best_d2.y = best_d2.x;
+					best.y = best.x;
+					best_d2.x = d2;
+					best.x = c;
+				} else {
+					best_d2.y = d2;
+					best.y = c;
+				}
+			} else {
+				best_d2.z = d2;
+				best.z = c;
 			}
+		} else {
+			best_d2.w = d2;
+			best.w = c;
 		}
-		if (nearest == 0xffffffffu)
+	}
+	for (uint round = 0u; round < WITNESS_CLUSTERS && depth == NOT_CANDIDATE; round++) {
+		uint c = best[round];
+		if (c == 0xffffffffu)
 			break;
-		after = nearest_d2;
-		uint first = from.vertex_first + nearest * VKCOL_CLUSTER_SIZE;
+		uint first = from.vertex_first + c * VKCOL_CLUSTER_SIZE;
 		uint end = min(first + VKCOL_CLUSTER_SIZE, from.vertex_first + from.vertex_count);
 		for (uint k = first; k < end && depth == NOT_CANDIDATE; k++)
 			depth = try_witness(to, r * vertices[k].xyz + t, tol);
-		if (depth != NOT_CANDIDATE)
-			break;
 	}
 	return depth;
 }
