@@ -1123,6 +1123,55 @@ def expected_rows(mesh_a, mesh_b, poses):
     return rows
 
 
+def test_collide_triangle_pairs():
+    expected = expected_rows(TRI_MESH_A, TRI_MESH_B, TRI_POSES)
+    counts = [sum(1 for r in expected if r[0] == i) for i in range(len(TRI_POSES))]
+    # The poses are what their comments say (the oracle's side of the test).
+    check(counts[0] > 10 and counts[2] > 10 and counts[1] == 0 and counts[3] == 0, "expected counts %r" % counts)
+    with tempfile.TemporaryDirectory() as d:
+        a = write_objects(d, "a.obj", [TRI_MESH_A])
+        b = write_objects(d, "b.obj", [TRI_MESH_B])
+        poses = write(d, "poses.txt", poses_text(TRI_POSES))
+        out = os.path.join(d, "pairs.csv")
+        # Blocks of 4 poses, of 1 (a running total across blocks), jsonl
+        # results: the same file.
+        for extra in ((), ("--chunk", "1"), ("--format", "jsonl", "--mode", "exact")):
+            r = collide(poses, "--triangle-pairs", out, *extra, a=a, b=b)
+            expect_exit(r, 0)
+            check(r.stderr == "", "stderr not empty\n" + r.describe())
+            got = parse_triangle_pairs(out)
+            missing, extra_rows = sorted(set(expected) - set(got)), sorted(set(got) - set(expected))
+            check(not missing and not extra_rows, "%s: %d pairs listed, %d expected; missing %r, unexpected %r"
+                  % (" ".join(extra), len(got), len(expected), missing[:10], extra_rows[:10]))
+            rows = [json.loads(l) for l in r.stdout.splitlines()] if "jsonl" in extra else parse_csv(r.stdout)
+            check([x["collide"] for x in rows] == TRI_COLLIDE, "collide %r\n%s" % (rows, r.describe()))
+            # With the list asked for, the counts are complete.
+            check([x["triangle_pairs"] for x in rows] == counts,
+                  "triangle_pairs %r, expected %r" % ([x["triangle_pairs"] for x in rows], counts))
+
+
+def test_collide_triangle_pairs_multi_mesh():
+    # A file of two objects numbers the second's triangles after the
+    # first's: here a small box that B's far end pokes into, then the cube.
+    small = grid_box((0.3, 0.3, 0.3), (2.0, 0.1, 0.03), 2)
+    mesh_a = concatenate([small, TRI_MESH_A])
+    poses = TRI_POSES[:1]
+    expected = expected_rows(mesh_a, TRI_MESH_B, poses)
+    n_small = len(small[1])
+    check(any(r[1] < n_small for r in expected) and any(r[1] >= n_small for r in expected),
+          "test geometry: B does not meet both objects")
+    with tempfile.TemporaryDirectory() as d:
+        a = write_objects(d, "two.obj", [small, TRI_MESH_A])
+        b = write_objects(d, "b.obj", [TRI_MESH_B])
+        out = os.path.join(d, "pairs.csv")
+        r = collide(write(d, "poses.txt", poses_text(poses)), "--triangle-pairs", out, a=a, b=b)
+        expect_exit(r, 0)
+        got = parse_triangle_pairs(out)
+        check(got == expected, "%d pairs listed, %d expected; missing %r, unexpected %r"
+              % (len(got), len(expected), sorted(set(expected) - set(got))[:10],
+                 sorted(set(got) - set(expected))[:10]))
+
+
 def check_truncated(r, path, expected, listed, why):
     """One warning naming the file, `listed` of len(expected) rows, and why;
     the rows listed are every pair of the poses before one pose and some of
@@ -1143,6 +1192,57 @@ def check_truncated(r, path, expected, listed, why):
         last = got[-1][0]
         check([x for x in got if x[0] < last] == [x for x in expected if x[0] < last],
               "the poses before the last one listed are not listed whole")
+
+
+def test_collide_triangle_pairs_truncated():
+    expected = expected_rows(TRI_MESH_A, TRI_MESH_B, TRI_POSES)
+    first = sum(1 for x in expected if x[0] == 0)
+    total = len(expected)
+    with tempfile.TemporaryDirectory() as d:
+        a = write_objects(d, "a.obj", [TRI_MESH_A])
+        b = write_objects(d, "b.obj", [TRI_MESH_B])
+        poses = write(d, "poses.txt", poses_text(TRI_POSES))
+        out = os.path.join(d, "pairs.csv")
+        full = collide(poses, "--triangle-pairs", out, a=a, b=b)
+        expect_exit(full, 0)
+        check(parse_triangle_pairs(out) == expected, "the full list differs")
+        # Caps inside the first pose's pairs, inside the third pose's (also
+        # with one pose per block), and one short of all: the warning, the
+        # rows up to the cap, and the results unchanged.
+        for cap, extra in ((1, ()), (first + 2, ()), (first + 2, ("--chunk", "1")), (total - 1, ())):
+            r = collide(poses, "--triangle-pairs", out, "--max-triangle-pairs", str(cap), *extra, a=a, b=b)
+            try:
+                expect_exit(r, 0)
+                check(r.stdout == full.stdout, "the results differ from the untruncated run")
+                check_truncated(r, out, expected, cap, r"^--max-triangle-pairs %d$" % cap)
+            except Failure as e:
+                raise Failure("--max-triangle-pairs %d %s: %s" % (cap, " ".join(extra), e))
+        # A cap of exactly all of them is no truncation.
+        r = collide(poses, "--triangle-pairs", out, "--max-triangle-pairs", str(total), a=a, b=b)
+        expect_exit(r, 0)
+        check(r.stderr == "" and r.stdout == full.stdout, r.describe())
+        check(parse_triangle_pairs(out) == expected, "--max-triangle-pairs %d: the list differs" % total)
+        # The list of one call shrunk (as past 2^20 pairs per call): room
+        # for the first pose and part of the third repeats the call from the
+        # third; room for less than the third's stops inside it; room for
+        # less than the first's stops inside the first.
+        for buffer, listed, pose in ((first + counts_of(expected, 2), total, None),
+                                     (first + 5, None, 2), (counts_of(expected, 2) - 1, None, 2),
+                                     (first - 1, first - 1, 0)):
+            env = {"VKCOLLIDE_TEST_TRIANGLE_BUFFER": str(buffer)}
+            r = collide(poses, "--triangle-pairs", out, env=env, a=a, b=b)
+            try:
+                expect_exit(r, 0)
+                check(r.stdout == full.stdout, "the results differ from the untruncated run")
+                if pose is None:
+                    check(r.stderr == "", r.describe())
+                    check(parse_triangle_pairs(out) == expected, "the list differs")
+                else:
+                    if listed is None:
+                        listed = first + buffer if buffer >= first else buffer
+                    check_truncated(r, out, expected, listed, r"^pose %d has more pairs than one batch can list$" % pose)
+            except Failure as e:
+                raise Failure("list of %d per call: %s" % (buffer, e))
 
 
 def counts_of(rows, index):

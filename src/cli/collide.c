@@ -305,6 +305,7 @@ typedef struct collide_job {
 	uint64_t tri_found;      // complete counts of the poses written, summed
 	bool tri_stopped;
 	uint64_t tri_short_pose;
+	bool tri_alone; // the next call answers one pose (take_triangles asks)
 } collide_job;
 
 // The library's per-chunk callback: results [0, done) of the call, which
@@ -345,10 +346,16 @@ static void write_triangle_rows(collide_job *job, uint64_t index, const vkcol_tr
 }
 
 // Writes the triangle pairs a call listed for the block's poses [offset,
-// offset + n) and returns how many of those poses are settled: n, unless the
-// call's list ran out of room before --max-triangle-pairs did; then the poses
-// listed whole are settled and the caller repeats the call from the first
-// pose that was not.
+// offset + n) and returns how many of those poses are settled: n, unless a
+// pose's pairs are not all in the list and the call covered more than that
+// pose: then the poses before it are settled, and the caller repeats the
+// call from it.
+//
+// A list that overflows holds some part of the overflowing poses' pairs (on
+// the device, whichever threads came first), so only a call of one pose
+// fills what room is left with that pose's pairs: the call is repeated with
+// that pose alone when its pairs exceed the room (or the call's list, when
+// the call started at it).
 static uint32_t take_triangles(collide_job *job, uint32_t n, const vkcol_triangle_list *list)
 {
 	if (job->tri_stopped)
@@ -368,15 +375,18 @@ static uint32_t take_triangles(collide_job *job, uint32_t n, const vkcol_triangl
 	}
 	if (i == n)
 		return n;
-	// Pose i is not listed whole. When its pairs fit in what remains of
-	// --max-triangle-pairs, a call starting at it lists them (unless it
-	// started there already); else the list stops inside it.
+	// Pose i is not listed whole: repeat from it, unless what the list holds
+	// of it fills the room already or the call was of pose i alone; then the
+	// list stops inside it.
 	uint64_t room = job->tri_max - job->tri_listed;
-	if (res[i].triangle_pairs <= room && i > 0)
+	bool over = res[i].triangle_pairs > room;
+	if ((i > 0 || n > 1) && !(over && have >= room)) {
+		job->tri_alone = over || i == 0;
 		return i;
+	}
 	write_triangle_rows(job, first_index + i, list->entries + e, have < room ? have : room);
 	job->tri_stopped = true;
-	job->tri_short_pose = res[i].triangle_pairs <= room ? first_index + i : UINT64_MAX;
+	job->tri_short_pose = over ? UINT64_MAX : first_index + i;
 	return n;
 }
 
@@ -402,6 +412,9 @@ static vkcol_result answer_block(collide_job *job, uint32_t *answered)
 			// keeps the per-pose counts complete).
 			if (n > chunk)
 				n = chunk;
+			if (job->tri_alone)
+				n = 1;
+			job->tri_alone = false;
 			uint64_t room = job->tri_stopped ? 0 : job->tri_max - job->tri_listed;
 			list.entries = job->tri_entries;
 			list.capacity = room < job->tri_buffer ? (room ? room : 1) : job->tri_buffer;
