@@ -383,10 +383,11 @@ typedef struct vkcol_batch_stats {
 /// hit: it finds every triangle pair that intersects (or touches within the
 /// tolerance), and vkcol_pair_result.triangle_pairs is that complete count.
 /// Entries are sorted by (pair, triangle_a, triangle_b). When more are found
-/// than fit, `truncated` is set and the list holds a sorted subset: all of
-/// the entries of the pairs before some pair index, a part of that pair's
-/// (the per-pair counts stay complete). The device holds at most 2^20
-/// entries per chunk of pairs, so a chunk with more also truncates.
+/// than fit, `truncated` is set and the list holds whole pairs only: every
+/// entry of the pairs before some pair index, none after (the per-pair
+/// counts stay complete; a capacity below the first colliding pair's count
+/// gives an empty list). The device holds at most 2^20 entries per chunk of
+/// pairs, so a chunk with more also truncates: lower chunk_pairs then.
 typedef struct vkcol_triangle_list {
 	vkcol_triangle_pair *entries; ///< capacity entries, written by the call
 	uint64_t capacity;

@@ -92,12 +92,16 @@ void main()
 	uvec2 st = state[p];
 	if ((st.y & VKCOL_PAIR_DECIDED) != 0u)
 		return;
-	if (st.x > 0u) {
-		results[p] = vkcol_gpu_result(1u, VKCOL_STAGE_TREE, 0.0, st.x);
+	// An overflow loses part of the search: the pair is rerun, unless a hit
+	// already decided it and only the answer (not every triangle pair) is
+	// wanted.
+	bool find_all = (params.flags & VKCOL_EXACT_FIND_ALL) != 0u;
+	if ((st.y & VKCOL_PAIR_OVERFLOW) != 0u && (find_all || st.x == 0u)) {
+		results[p] = vkcol_gpu_result(0u, VKCOL_STAGE_NONE, 0.0, 0u);
 		return;
 	}
-	if ((st.y & VKCOL_PAIR_OVERFLOW) != 0u) {
-		results[p] = vkcol_gpu_result(0u, VKCOL_STAGE_NONE, 0.0, 0u);
+	if (st.x > 0u) {
+		results[p] = vkcol_gpu_result(1u, VKCOL_STAGE_TREE, 0.0, st.x);
 		return;
 	}
 	vkcol_gpu_pair pr = pairs[p];

@@ -607,34 +607,42 @@ cleanup:
 	return res;
 }
 
-// Adds the triangle pairs the device listed for the pass's pairs (position
-// i of the pass answers pair at[i]) to the caller's list; pairs left
-// undecided (rerun later) are skipped, their rerun lists them.
-static void list_take(const exact_buffers *b, const uint64_t *at, const vkcol_pair_result *results, list_sink *sink)
+// Adds the triangle pairs the device listed for the pass's n pairs
+// (position i of the pass answers pair at[i], in increasing order) to the
+// caller's list: those of the longest run of pairs from the first whose
+// entries all fit. Pairs left undecided (rerun later) are skipped, their
+// rerun lists them.
+static void list_take(const exact_buffers *b, const uint64_t *at, uint32_t n, const vkcol_pair_result *results,
+                      list_sink *sink)
 {
 	const uint32_t *counters = b->counters.mapped;
 	uint32_t found = counters[VKCOL_COUNTER_LIST];
 	vkcol_triangle_list *out = sink->out;
+	if (sink->cut)
+		return;
 	if (found > b->list_capacity)
-		out->truncated = true; // the device list overflowed: list_close trims
+		out->truncated = true; // the device list overflowed: list_close_chunk trims
+	uint64_t room = out->capacity - out->count, need = 0;
+	uint32_t fit = 0; // pairs 0 .. fit - 1 of the pass fit
+	while (fit < n && need + results[at[fit]].triangle_pairs <= room)
+		need += results[at[fit++]].triangle_pairs;
+	if (fit < n)
+		out->truncated = true;
 	uint32_t stored = found < b->list_capacity ? found : b->list_capacity;
 	const uint32_t *entries = b->list.mapped;
-	for (uint32_t k = 0; k < stored && !sink->cut; k++) {
-		uint64_t pair = at[entries[4 * k]];
-		if (results[pair].stage == VKCOL_STAGE_NONE)
+	for (uint32_t k = 0; k < stored; k++) {
+		uint32_t local = entries[4 * k];
+		if (local >= fit || results[at[local]].stage == VKCOL_STAGE_NONE)
 			continue;
-		if (out->count == out->capacity) {
-			out->truncated = true;
-			break;
-		}
-		out->entries[out->count++] = (vkcol_triangle_pair){pair, entries[4 * k + 1], entries[4 * k + 2]};
+		out->entries[out->count++] = (vkcol_triangle_pair){at[local], entries[4 * k + 1], entries[4 * k + 2]};
 	}
 }
 
-// After a chunk (and its reruns): sorts the chunk's entries, and if some were
-// lost, keeps the complete pairs before the first incomplete one and what
-// there is of that one, and lists nothing more.
-static void list_close_chunk(const vkcol_pair_result *results, list_sink *sink)
+// After a chunk of pairs first .. first + count - 1 (and its reruns): sorts
+// the chunk's entries, and if some were lost (the caller's list is full, or
+// the device's overflowed), keeps the pairs, in order, whose entries are all
+// there, up to the first one that is not, and lists nothing more.
+static void list_close_chunk(const vkcol_pair_result *results, uint64_t first, uint64_t count, list_sink *sink)
 {
 	vkcol_triangle_list *out = sink->out;
 	if (sink->cut)
@@ -643,16 +651,16 @@ static void list_close_chunk(const vkcol_pair_result *results, list_sink *sink)
 	uint64_t n = out->count - sink->chunk_start;
 	ref_sort_triangle_pairs(e, n);
 	if (out->truncated) {
-		for (uint64_t k = 0; k < n;) {
-			uint64_t pair = e[k].pair, run = 0;
+		uint64_t k = 0;
+		for (uint64_t pair = first; pair < first + count; pair++) {
+			uint64_t run = 0;
 			while (k + run < n && e[k + run].pair == pair)
 				run++;
-			if (run != results[pair].triangle_pairs) {
-				out->count = sink->chunk_start + k + run;
+			if (run != results[pair].triangle_pairs)
 				break;
-			}
 			k += run;
 		}
+		out->count = sink->chunk_start + k;
 		sink->cut = true;
 	}
 	sink->chunk_start = out->count;
@@ -710,7 +718,7 @@ static vkcol_result exact_pass(vkcol_context *ctx, exact_buffers *b, const vkcol
 				rerun[(*rerun_count)++] = at[i];
 		}
 		if (sink)
-			list_take(b, at, results, sink);
+			list_take(b, at, n, results, sink);
 		const uint32_t *counters = b->counters.mapped;
 		if (stats) {
 			stats->witness_accepted += counters[VKCOL_COUNTER_WITNESS];
@@ -807,8 +815,9 @@ static vkcol_result run_exact(vkcol_context *ctx, const vkcol_batch_desc *desc, 
 		desc->triangles->count = 0;
 		desc->triangles->truncated = false;
 		flags |= VKCOL_EXACT_FIND_ALL;
-		uint64_t cap = desc->triangles->capacity;
-		list_capacity = cap < EXACT_LIST_MAX ? (uint32_t)cap : EXACT_LIST_MAX;
+		// The device list does not depend on the caller's capacity: the
+		// host keeps whole pairs of it (list_take).
+		list_capacity = EXACT_LIST_MAX;
 	} else if (!(desc->flags & VKCOL_BATCH_NO_EARLY_ACCEPT)) {
 		flags |= VKCOL_EXACT_EARLY_ACCEPT;
 	}
@@ -831,7 +840,7 @@ static vkcol_result run_exact(vkcol_context *ctx, const vkcol_batch_desc *desc, 
 		TRY(exact_pass(ctx, &b, desc->pairs, NULL, first, n, results, rerun[0], &overflowed, at, list, stats));
 		TRY(settle_overflows(ctx, &b, desc, results, rerun, overflowed, at, list, &fallbacks, stats));
 		if (list)
-			list_close_chunk(results, list);
+			list_close_chunk(results, first, n, list);
 		done = first + n;
 		if (desc->progress && !desc->progress(desc->progress_user, done, desc->pair_count))
 			break;

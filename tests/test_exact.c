@@ -5,7 +5,8 @@
 // its answer when the offset is scaled by 1 +- 1e-4 (the pose is within the
 // float tolerance of touching); every such pose is counted and printed.
 // Also: containment stages, frontier overflow (reruns in smaller chunks, and
-// the CPU fallback for a lone pair), statistics. Validation on.
+// the CPU fallback for a lone pair), statistics, the early accept, and the
+// list of intersecting triangle pairs. Validation on.
 #include "device.h"
 #include "gpu_util.h"
 #include "shared.h"
@@ -180,9 +181,16 @@ static void test_containment(void)
 	    {mbig, msmall, pose_identity(), pose_at(1.0f, 0, 0)},   // inside, not centred
 	    {mbig, msmall, pose_identity(), pose_at(2.6f, 0, 0)},   // apart
 	};
-	vkcol_pair_result r[6];
-	vkcol_batch_desc bd = {.pairs = pairs, .pair_count = 6, .mode = VKCOL_MODE_EXACT};
+	vkcol_pair_result r[6], early[6];
+	// Without the early accept, so that the stages below are the
+	// containment test's (a witness finds the small piece inside too).
+	vkcol_batch_desc bd = {.pairs = pairs, .pair_count = 6, .mode = VKCOL_MODE_EXACT,
+	                       .flags = VKCOL_BATCH_NO_EARLY_ACCEPT};
 	ENSURE(vkcol_batch_run(ctx, &bd, r) == VKCOL_SUCCESS);
+	bd.flags = 0;
+	ENSURE(vkcol_batch_run(ctx, &bd, early) == VKCOL_SUCCESS);
+	for (int i = 0; i < 6; i++)
+		ENSURE(early[i].collide == r[i].collide);
 	const int want[6] = {1, 1, 0, 1, 1, 0};
 	for (int i = 0; i < 6; i++) {
 		bool ref = false;
@@ -190,10 +198,9 @@ static void test_containment(void)
 		ENSURE_MSG((int)r[i].collide == want[i] && ref == (want[i] != 0), "pair %d: exact %u (stage %u), reference %d",
 		           i, r[i].collide, r[i].stage, ref);
 	}
-	// No surface crossing in pairs 2 and 3: containment (or, when the small
-	// box's inner ball sits inside the big one's, the inner-ball accept).
+	// No surface crossing in pairs 3 and 4: containment.
 	ENSURE_MSG(r[3].stage == VKCOL_STAGE_CONTAINMENT, "stage %u, %u triangle pairs", r[3].stage, r[3].triangle_pairs);
-	ENSURE(r[4].stage == VKCOL_STAGE_CONTAINMENT || r[4].stage == VKCOL_STAGE_CUBE_MAP);
+	ENSURE(r[4].stage == VKCOL_STAGE_CONTAINMENT);
 	ENSURE(r[2].stage == VKCOL_STAGE_TREE);
 	meshgen_free(&big);
 	meshgen_free(&small);
@@ -251,6 +258,197 @@ static void test_overflow_reruns(void)
 	vkcol_context_destroy(ctx);
 }
 
+// Stage 1's early accept (inner balls, cube-map witnesses confirmed by an
+// exact segment test) changes no answer: the same poses with and without
+// it, and every pair it accepts collides for the reference too.
+static void test_early_accept(void)
+{
+	vkcol_context *ctx = gpu_context();
+	if (!ctx)
+		return;
+	meshgen_mesh torus, star;
+	const float c[3] = {0, 0, 0};
+	ENSURE(meshgen_torus(&torus, 1.0f, 0.35f, 32, 12));
+	ENSURE(meshgen_sphere(&star, c, 1.0f, 12, 24));
+	for (uint32_t v = 0; v < star.vertex_count; v++)
+		if (v % 2)
+			for (int k = 0; k < 3; k++)
+				star.positions[3 * v + k] *= 1.4f;
+	vkcol_mesh mt = gpu_mesh(ctx, &torus, 32, "torus"), ms = gpu_mesh(ctx, &star, 32, "star");
+	vkcol_mesh_info it, is;
+	ENSURE(vkcol_mesh_get_info(ctx, mt, &it) == VKCOL_SUCCESS);
+	ENSURE(vkcol_mesh_get_info(ctx, ms, &is) == VKCOL_SUCCESS);
+	uint32_t n = 3000;
+	vkcol_pair *pairs = malloc(n * sizeof(*pairs));
+	vkcol_pair_result *with = malloc(n * sizeof(*with)), *without = malloc(n * sizeof(*without));
+	uint64_t state = 7;
+	for (uint32_t i = 0; i < n; i++) {
+		bool t = i % 2 == 0;
+		const vkcol_mesh_info *ia = t ? &it : &is;
+		pairs[i] = (vkcol_pair){t ? mt : ms, t ? mt : ms, pose_identity(),
+		                        random_pose(&state, ia, ia, 0.9f * 2 * ia->sphere_radius, 1.0f)};
+	}
+	vkcol_batch_stats s1, s2;
+	vkcol_batch_desc bd = {.pairs = pairs, .pair_count = n, .mode = VKCOL_MODE_EXACT, .stats = &s1};
+	ENSURE(vkcol_batch_run(ctx, &bd, with) == VKCOL_SUCCESS);
+	bd.stats = &s2;
+	bd.flags = VKCOL_BATCH_NO_EARLY_ACCEPT;
+	ENSURE(vkcol_batch_run(ctx, &bd, without) == VKCOL_SUCCESS);
+	printf("     %llu of %llu colliding pairs accepted on a witness\n", (unsigned long long)s1.witness_accepted,
+	       (unsigned long long)s1.collisions);
+	// Most colliding pairs of these deep poses have a vertex well inside.
+	ENSURE(s1.witness_accepted * 3 >= s1.collisions);
+	ENSURE_EQ_INT(s2.witness_accepted, 0);
+	ENSURE_EQ_INT(s1.collisions, s2.collisions);
+	uint32_t cube = 0, wrong = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		ENSURE_MSG(with[i].collide == without[i].collide, "pose %u: %u with early accept, %u without", i,
+		           with[i].collide, without[i].collide);
+		ENSURE(without[i].stage != VKCOL_STAGE_CUBE_MAP);
+		if (with[i].stage == VKCOL_STAGE_CUBE_MAP) {
+			cube++;
+			bool ref = false;
+			ENSURE(vkcol_reference_collide(ctx, &pairs[i], &ref) == VKCOL_SUCCESS);
+			wrong += !ref;
+		}
+	}
+	ENSURE(cube >= s1.witness_accepted);
+	ENSURE_EQ_INT(wrong, 0);
+	free(pairs);
+	free(with);
+	free(without);
+	meshgen_free(&torus);
+	meshgen_free(&star);
+	ENSURE_EQ_INT(vkcol_context_validation_message_count(ctx), 0);
+	vkcol_context_destroy(ctx);
+}
+
+// The per-pair entries of a sorted list: [*first, *first + count).
+static uint64_t entries_of(const vkcol_triangle_list *list, uint64_t pair, uint64_t *first)
+{
+	uint64_t k = 0;
+	while (k < list->count && list->entries[k].pair < pair)
+		k++;
+	*first = k;
+	uint64_t n = 0;
+	while (k + n < list->count && list->entries[k + n].pair == pair)
+		n++;
+	return n;
+}
+
+// The list of intersecting triangle pairs against the reference's, pair by
+// pair; counts complete; truncation keeps whole pairs before the cut; the
+// list survives frontier overflows (reruns) without duplicates.
+static void test_triangle_list(void)
+{
+	vkcol_context *ctx = gpu_context();
+	if (!ctx)
+		return;
+	meshgen_mesh torus, box;
+	const float lo[3] = {-1, -0.5f, -0.7f}, hi[3] = {1, 0.5f, 0.7f};
+	ENSURE(meshgen_torus(&torus, 1.0f, 0.3f, 24, 12));
+	ENSURE(meshgen_box(&box, lo, hi, 3, false));
+	vkcol_mesh mt = gpu_mesh(ctx, &torus, 16, "torus"), mb = gpu_mesh(ctx, &box, 16, "box");
+	vkcol_mesh_info it, ib;
+	ENSURE(vkcol_mesh_get_info(ctx, mt, &it) == VKCOL_SUCCESS);
+	ENSURE(vkcol_mesh_get_info(ctx, mb, &ib) == VKCOL_SUCCESS);
+	uint32_t n = 300;
+	vkcol_pair *pairs = malloc(n * sizeof(*pairs));
+	vkcol_pair_result *r = malloc(n * sizeof(*r)), *r2 = malloc(n * sizeof(*r2));
+	uint64_t state = 11;
+	for (uint32_t i = 0; i < n; i++)
+		pairs[i] = (vkcol_pair){mt, mb, pose_identity(),
+		                        random_pose(&state, &it, &ib, 1.05f * (it.sphere_radius + ib.sphere_radius), 1.0f)};
+	uint64_t capacity = 200000;
+	vkcol_triangle_list list = {calloc(capacity, sizeof(vkcol_triangle_pair)), capacity, 0, false};
+	vkcol_triangle_pair *ref = calloc(capacity, sizeof(vkcol_triangle_pair));
+	vkcol_batch_desc bd = {.pairs = pairs, .pair_count = n, .mode = VKCOL_MODE_EXACT, .triangles = &list};
+	ENSURE(vkcol_batch_run(ctx, &bd, r) == VKCOL_SUCCESS);
+	ENSURE(!list.truncated);
+	ENSURE(list.count > 100);
+	for (uint64_t k = 1; k < list.count; k++) {
+		const vkcol_triangle_pair *x = &list.entries[k - 1], *y = &list.entries[k];
+		ENSURE_MSG(x->pair < y->pair || (x->pair == y->pair && (x->triangle_a < y->triangle_a ||
+		                                                        (x->triangle_a == y->triangle_a &&
+		                                                         x->triangle_b < y->triangle_b))),
+		           "entries %llu and %llu out of order or repeated", (unsigned long long)k - 1,
+		           (unsigned long long)k);
+	}
+	uint64_t total = 0, ref_total = 0, missing = 0, extra = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		uint64_t first, count = entries_of(&list, i, &first);
+		ENSURE_EQ_INT(count, r[i].triangle_pairs);
+		ENSURE(r[i].collide == (count > 0 || r[i].stage == VKCOL_STAGE_CONTAINMENT));
+		uint64_t want = 0;
+		ENSURE(vkcol_reference_triangle_pairs(ctx, &pairs[i], ref, capacity, &want) == VKCOL_SUCCESS);
+		total += count;
+		ref_total += want;
+		// Merge the two sorted lists.
+		uint64_t a = 0, b = 0;
+		while (a < count || b < want) {
+			const vkcol_triangle_pair *g = a < count ? &list.entries[first + a] : NULL, *w = b < want ? &ref[b] : NULL;
+			if (g && w && g->triangle_a == w->triangle_a && g->triangle_b == w->triangle_b) {
+				a++;
+				b++;
+			} else if (!w || (g && (g->triangle_a < w->triangle_a ||
+			                        (g->triangle_a == w->triangle_a && g->triangle_b < w->triangle_b)))) {
+				extra++;
+				a++;
+			} else {
+				missing++;
+				b++;
+			}
+		}
+	}
+	printf("     %llu triangle pairs listed, reference %llu: %llu missing, %llu extra\n", (unsigned long long)total,
+	       (unsigned long long)ref_total, (unsigned long long)missing, (unsigned long long)extra);
+	// Float tests with a touching tolerance: only pairs within it may differ.
+	ENSURE(ref_total > 100);
+	ENSURE((missing + extra) * 200 <= ref_total);
+
+	// Truncated: whole pairs before the cut, the counts unchanged.
+	vkcol_triangle_list half = {list.entries, total / 2, 0, false};
+	vkcol_triangle_pair *copy = malloc(total * sizeof(*copy));
+	memcpy(copy, list.entries, total * sizeof(*copy));
+	bd.triangles = &half;
+	ENSURE(vkcol_batch_run(ctx, &bd, r2) == VKCOL_SUCCESS);
+	ENSURE(half.truncated);
+	ENSURE(half.count <= total / 2 && half.count > 0);
+	// Whole pairs: the prefix of the full list up to a pair boundary.
+	ENSURE(memcmp(half.entries, copy, half.count * sizeof(*copy)) == 0);
+	ENSURE(copy[half.count].pair != copy[half.count - 1].pair);
+	for (uint32_t i = 0; i < n; i++)
+		ENSURE_EQ_INT(r2[i].triangle_pairs, r[i].triangle_pairs);
+
+	// Frontiers too small: reruns list each pair once.
+	vkcol_triangle_list again = {list.entries, capacity, 0, false};
+	bd.triangles = &again;
+	ctx->frontier_capacity_override = 512;
+	vkcol_batch_stats stats;
+	bd.stats = &stats;
+	ENSURE(vkcol_batch_run(ctx, &bd, r2) == VKCOL_SUCCESS);
+	ctx->frontier_capacity_override = 0;
+	ENSURE(stats.reruns > 0);
+	ENSURE_EQ_INT(again.count, total);
+	ENSURE(memcmp(again.entries, copy, total * sizeof(*copy)) == 0);
+
+	// Approx mode has no triangles to list.
+	bd.mode = VKCOL_MODE_APPROX;
+	gpu_log_expected = 1;
+	ENSURE(vkcol_batch_run(ctx, &bd, r2) == VKCOL_ERROR_INVALID_ARGUMENT);
+	gpu_log_expected = 0;
+	free(copy);
+	free(ref);
+	free(list.entries);
+	free(pairs);
+	free(r);
+	free(r2);
+	meshgen_free(&torus);
+	meshgen_free(&box);
+	ENSURE_EQ_INT(vkcol_context_validation_message_count(ctx), 0);
+	vkcol_context_destroy(ctx);
+}
+
 int main(int argc, char **argv)
 {
 	TEST_INIT(argc, argv);
@@ -261,6 +459,8 @@ int main(int argc, char **argv)
 	RUN_TEST(test_containment);
 	RUN_TEST(test_against_reference);
 	RUN_TEST(test_overflow_reruns);
+	RUN_TEST(test_early_accept);
+	RUN_TEST(test_triangle_list);
 	RUN_TEST(test_no_unexpected_log_messages);
 	return TEST_SUMMARY();
 }
