@@ -351,11 +351,11 @@ static void write_triangle_rows(collide_job *job, uint64_t index, const vkcol_tr
 // pose: then the poses before it are settled, and the caller repeats the
 // call from it.
 //
-// A list that overflows holds some part of the overflowing poses' pairs (on
-// the device, whichever threads came first), so only a call of one pose
-// fills what room is left with that pose's pairs: the call is repeated with
-// that pose alone when its pairs exceed the room (or the call's list, when
-// the call started at it).
+// A list that overflows holds whole poses only (the library's contract), so
+// the pose that does not fit the room is listed alone, whole, and only the
+// room's worth of its pairs written: the call is repeated with that pose
+// alone when its pairs exceed the room (or the call's list, when the call
+// started at it).
 static uint32_t take_triangles(collide_job *job, uint32_t n, const vkcol_triangle_list *list)
 {
 	if (job->tri_stopped)
@@ -369,24 +369,30 @@ static uint32_t take_triangles(collide_job *job, uint32_t n, const vkcol_triangl
 	for (; i < n; i++, e += have) {
 		for (have = 0; e + have < count && list->entries[e + have].pair == i;)
 			have++;
-		if (have < res[i].triangle_pairs)
+		if (have < res[i].triangle_pairs || job->tri_listed + have > job->tri_max)
 			break;
 		write_triangle_rows(job, first_index + i, list->entries + e, have);
 	}
 	if (i == n)
 		return n;
-	// Pose i is not listed whole: repeat from it, unless what the list holds
-	// of it fills the room already or the call was of pose i alone; then the
-	// list stops inside it.
 	uint64_t room = job->tri_max - job->tri_listed;
-	bool over = res[i].triangle_pairs > room;
-	if ((i > 0 || n > 1) && !(over && have >= room)) {
-		job->tri_alone = over || i == 0;
+	if (have == res[i].triangle_pairs) {
+		// Pose i is listed whole but does not fit the room: the list stops
+		// inside it.
+		write_triangle_rows(job, first_index + i, list->entries + e, room);
+		job->tri_stopped = true;
+		job->tri_short_pose = UINT64_MAX;
+		return n;
+	}
+	// Pose i is not in the list whole (the call's list was full): repeat
+	// from it, alone; a lone pose larger than the whole list cannot be
+	// listed (the library lists whole poses), and the list stops before it.
+	if (i > 0 || n > 1) {
+		job->tri_alone = true;
 		return i;
 	}
-	write_triangle_rows(job, first_index + i, list->entries + e, have < room ? have : room);
 	job->tri_stopped = true;
-	job->tri_short_pose = over ? UINT64_MAX : first_index + i;
+	job->tri_short_pose = first_index + i;
 	return n;
 }
 
@@ -407,17 +413,17 @@ static vkcol_result answer_block(collide_job *job, uint32_t *answered)
 		vkcol_batch_desc bd = {0};
 		vkcol_triangle_list list = {0};
 		if (job->tri_out) {
-			// One chunk per call, and a list of what remains to list (at
-			// least one entry: after the list has stopped, a list still
-			// keeps the per-pose counts complete).
+			// One chunk per call, and the whole buffer as the list: the
+			// library keeps whole poses in it, and take_triangles writes
+			// what the room allows (a list also keeps the per-pose counts
+			// complete after the listing has stopped).
 			if (n > chunk)
 				n = chunk;
 			if (job->tri_alone)
 				n = 1;
 			job->tri_alone = false;
-			uint64_t room = job->tri_stopped ? 0 : job->tri_max - job->tri_listed;
 			list.entries = job->tri_entries;
-			list.capacity = room < job->tri_buffer ? (room ? room : 1) : job->tri_buffer;
+			list.capacity = job->tri_buffer;
 			bd.triangles = &list;
 		}
 		bd.pairs = job->pairs + job->offset;
@@ -887,7 +893,7 @@ static int cmd_collide(const command *cmd, int argc, char **argv)
 		const char *test_buffer = getenv("VKCOLLIDE_TEST_TRIANGLE_BUFFER");
 		if (test_buffer && !parse_u64(test_buffer, 1, TRIANGLE_BUFFER_ENTRIES, &buffer))
 			buffer = TRIANGLE_BUFFER_ENTRIES;
-		job.tri_buffer = job.tri_max < buffer ? job.tri_max : buffer;
+		job.tri_buffer = buffer; // whole poses are listed: not limited by the cap
 		job.tri_entries = malloc((size_t)job.tri_buffer * sizeof(*job.tri_entries));
 		if (!job.tri_entries) {
 			error_line("out of memory for a list of %" PRIu64 " triangle pairs", job.tri_buffer);
