@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
-// Exact mode, between levels, one invocation: turns the count of items the
-// previous level wrote into the indirect dispatch of this level (a 2D grid
+// Exact mode, between levels, one invocation: turns the counts of items the
+// previous level wrote (breadth-first pairs' items from the frontier's start,
+// depth-first pairs' from params.dive_base) into the indirect dispatches of
+// this level (a 2D grid
 // past 65535 workgroups), clamped to the frontier's capacity (the items past
 // it were dropped and their pairs flagged for a rerun), records the count for
 // the statistics and clears the other frontier's counter.
@@ -12,18 +14,29 @@
 layout(local_size_x = 1) in;
 #include "exact_common.glsl"
 
+// Indirect dispatch arguments for n invocations at word `at` of args.
+void set_args(uint at, uint n)
+{
+	uint groups = (n + VKCOL_WORKGROUP_SIZE - 1u) / VKCOL_WORKGROUP_SIZE;
+	uint x = min(groups, 65535u);
+	args[at] = x;
+	args[at + 1u] = x == 0u ? 1u : (groups + x - 1u) / x;
+	args[at + 2u] = 1u;
+}
+
 void main()
 {
 	uint in_index = params.level & 1u;
 	uint raw = counters[in_index];
-	uint n = min(raw, params.capacity);
+	uint raw_dive = counters[VKCOL_COUNTER_DIVE + in_index];
+	uint n = min(raw, params.dive_base);
+	uint n_dive = min(raw_dive, params.capacity - params.dive_base);
 	counters[2] = n;
+	counters[VKCOL_COUNTER_DIVE + 2u] = n_dive;
 	if (params.level < VKCOL_MAX_LEVELS)
-		counters[VKCOL_COUNTER_LEVELS + params.level] = raw;
+		counters[VKCOL_COUNTER_LEVELS + params.level] = raw + raw_dive;
 	counters[in_index ^ 1u] = 0u;
-	uint groups = (n + VKCOL_WORKGROUP_SIZE - 1u) / VKCOL_WORKGROUP_SIZE;
-	uint x = min(groups, 65535u);
-	args[0] = x;
-	args[1] = x == 0u ? 1u : (groups + x - 1u) / x;
-	args[2] = 1u;
+	counters[VKCOL_COUNTER_DIVE + (in_index ^ 1u)] = 0u;
+	set_args(0u, n);      // exact_traverse.comp
+	set_args(4u, n_dive); // exact_dive.comp
 }

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // Bindings and helpers shared by the exact-mode shaders (exact_*.comp): one
-// descriptor layout for all four, so the host binds one set per chunk.
+// descriptor layout for all five, so the host binds one set per chunk.
 // Method: breadth-first traversal of both meshes' flattened AABB trees on the
 // GPU, one dispatch per level sized by the previous level's counter through
 // vkCmdDispatchIndirect (Xiao & Shi, "GPGPU-based real-time collision
@@ -15,7 +15,13 @@ layout(std430, set = 0, binding = 3) buffer Results { vkcol_gpu_result results[]
 layout(std430, set = 0, binding = 4) readonly buffer Nodes { vkcol_gpu_node nodes[]; };
 layout(std430, set = 0, binding = 5) readonly buffer Triangles { uvec4 triangles[]; }; // v0 v1 v2 original
 layout(std430, set = 0, binding = 6) readonly buffer Pieces { uint pieces[]; };
-layout(std430, set = 0, binding = 7) buffer State { uvec2 state[]; }; // per pair: hits, flags
+// Coherent: traversal invocations poll the hit counts other invocations of
+// the same dispatch write (a pair stops once any of its items found a hit).
+// Coherent: traversal invocations poll the hit counts other invocations of
+// the same dispatch write (a pair stops once any of its items found a hit).
+// Coherent: exact_dive.comp polls the hit counts other invocations of the
+// same dispatch write (a pair stops once any of its items found a hit).
+layout(std430, set = 0, binding = 7) coherent buffer State { uvec2 state[]; }; // per pair: hits, flags
 layout(std430, set = 0, binding = 8) buffer Frontier0 { uvec4 frontier0[]; };
 layout(std430, set = 0, binding = 9) buffer Frontier1 { uvec4 frontier1[]; };
 layout(std430, set = 0, binding = 10) buffer Counters { uint counters[]; };

@@ -92,6 +92,7 @@ bool segment_clear(vkcol_gpu_mesh m, vec3 o, vec3 v, float tol)
 // depth below the sampled inner distance (>= 0); NOT_CANDIDATE when the map
 // rules it out, REFUTED when the confirmation failed.
 const float NOT_CANDIDATE = -1.0;
+bool likely = false; // some candidate lay within the other mesh's outer map distance
 const float REFUTED = -2.0;
 
 float try_witness(vkcol_gpu_mesh to, vec3 v, float tol)
@@ -103,10 +104,13 @@ float try_witness(vkcol_gpu_mesh to, vec3 v, float tol)
 	float dist = length(d);
 	if (dist == 0.0)
 		return to.inner_radius;
-	float inner = map_sample(to.map_array, d, float(to.map_layer), 0.0).r;
-	if (dist > (1.0 - WITNESS_MARGIN) * inner)
+	vec2 rg = map_sample(to.map_array, d, float(to.map_layer), 0.0);
+	// Within the outer map distance: on or near the other mesh's solid, so
+	// the pair is likely to collide (a hint for the traversal only).
+	likely = likely || dist <= rg.g;
+	if (dist > (1.0 - WITNESS_MARGIN) * rg.r)
 		return NOT_CANDIDATE;
-	return segment_clear(to, origin, v, tol) ? inner - dist : REFUTED;
+	return segment_clear(to, origin, v, tol) ? rg.r - dist : REFUTED;
 }
 
 // Clusters of `from` searched for a witness, nearest to's origin first
@@ -192,10 +196,14 @@ void main()
 		return;
 	}
 	// Stage 1's accepts (the host clears the flag when every intersecting
-	// triangle pair is to be listed: that needs the traversal).
+	// triangle pair is to be listed: that needs the traversal). Without a
+	// witness search every pair is traversed depth first below the frontier
+	// items, except when listing (every node pair is visited then anyway).
+	bool searched = false;
 	if ((params.flags & VKCOL_EXACT_EARLY_ACCEPT) != 0u) {
 		float depth = inner_ball_overlap(a, b, f);
 		if (depth < 0.0 && a.inner_radius > 0.0 && b.inner_radius > 0.0) {
+			searched = true;
 			depth = witness(b, a, f.r_ba, f.t_ba, tol);
 			if (depth < 0.0)
 				depth = witness(a, b, f.r_ab, f.t_ab, tol);
@@ -208,7 +216,9 @@ void main()
 			return;
 		}
 	}
-	// The host keeps pair_count <= capacity, so the seeds always fit.
-	uint i = atomicAdd(counters[0], 1u);
-	frontier0[i] = uvec4(p, a.node_first, b.node_first, 0u);
+	bool dive = params.budget > 1u && (searched ? likely : (params.flags & VKCOL_EXACT_FIND_ALL) == 0u);
+	state[p].y = dive ? VKCOL_PAIR_DIVE : 0u;
+	// The host keeps pair_count within both regions, so the seeds always fit.
+	uint i = atomicAdd(counters[dive ? VKCOL_COUNTER_DIVE : 0u], 1u);
+	frontier0[(dive ? params.dive_base : 0u) + i] = uvec4(p, a.node_first, b.node_first, 0u);
 }

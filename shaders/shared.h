@@ -153,12 +153,22 @@ VKCOL_STRUCT(vkcol_sample_raw_params) {
 #define VKCOL_MAX_LEVELS 128
 #define VKCOL_COUNTER_LIST 3
 #define VKCOL_COUNTER_WITNESS 4
+// Items of depth-first (VKCOL_PAIR_DIVE) pairs: the count written to frontier
+// buffer k's upper region in word VKCOL_COUNTER_DIVE + k, and the current
+// level's clamped count in VKCOL_COUNTER_DIVE + 2.
+#define VKCOL_COUNTER_DIVE 5
 #define VKCOL_COUNTER_LEVELS 8
 #define VKCOL_COUNTER_WORDS (VKCOL_COUNTER_LEVELS + VKCOL_MAX_LEVELS)
 
 // Per pair, exact mode: triangle pairs found intersecting, and flags.
 #define VKCOL_PAIR_OVERFLOW 1u  // a frontier overflowed: rerun in a smaller chunk
 #define VKCOL_PAIR_DECIDED 2u   // stage 0, the inner balls or a witness decided it
+#define VKCOL_PAIR_DIVE 4u      // likely to collide: traverse depth first (params.budget steps per item)
+// The flags word's bits from VKCOL_PAIR_ITEMS_SHIFT count the breadth-first
+// items a pair has spawned (wrapping is harmless: it is a hint); past
+// VKCOL_DIVE_AFTER its further items go depth first.
+#define VKCOL_PAIR_ITEMS_SHIFT 8u
+#define VKCOL_DIVE_AFTER 512u
 
 // vkcol_exact_params.flags
 #define VKCOL_EXACT_FIND_ALL 1u // list every intersecting triangle pair (no early stop)
@@ -171,8 +181,13 @@ VKCOL_STRUCT(vkcol_exact_params) {
 	VKCOL_U32 level;         // traversal level (0-based) of this dispatch
 	VKCOL_U32 flags;         // VKCOL_EXACT_*
 	VKCOL_U32 list_capacity; // entries of the triangle-pair list buffer
-	VKCOL_U32 pad0, pad1;
+	VKCOL_U32 budget;        // depth-first steps per traversal item, 1 .. VKCOL_TRAVERSE_BUDGET_MAX
+	VKCOL_U32 dive_base;     // first frontier slot of depth-first pairs' items (capacity when none)
 } VKCOL_STRUCT_END(vkcol_exact_params)
+
+// Most depth-first steps one traversal invocation takes before handing what
+// is left to the next level (its stack holds one more node pair than this).
+#define VKCOL_TRAVERSE_BUDGET_MAX 31u
 
 // Per pair, written by exact_setup.comp for the later passes: B's frame in
 // A's (rotation columns in xyz, translation in the w of the first three) and

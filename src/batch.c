@@ -525,6 +525,19 @@ static uint32_t frontier_capacity(const vkcol_context *ctx)
 	return by_binding < (1u << 21) ? (uint32_t)by_binding : (1u << 21);
 }
 
+// Depth-first steps per traversal item. Measured on lavapipe (scripts/
+// bench.sh --exact; the comparison is in bench/README.md): EXACT_BUDGET
+// steps find the first hit of a colliding pair after far fewer node pairs
+// than level-by-level expansion, while the invocations of a subgroup stay
+// within a bounded number of steps of each other.
+#define EXACT_BUDGET 16u
+
+static uint32_t traverse_budget(const vkcol_context *ctx)
+{
+	uint32_t budget = ctx->traverse_budget_override ? ctx->traverse_budget_override : EXACT_BUDGET;
+	return budget < VKCOL_TRAVERSE_BUDGET_MAX ? budget : VKCOL_TRAVERSE_BUDGET_MAX;
+}
+
 // Pairs per exact-mode chunk unless the caller says otherwise: small enough
 // that the frontiers rarely overflow for meshes of a few thousand triangles.
 #define EXACT_DEFAULT_CHUNK (1u << 13)
@@ -532,13 +545,15 @@ static uint32_t frontier_capacity(const vkcol_context *ctx)
 // Entries of the device's triangle-pair list per chunk (16 bytes each).
 #define EXACT_LIST_MAX (1u << 20)
 
-#define EXACT_PIPELINES 4
+#define EXACT_PIPELINES 5
 
 typedef struct exact_buffers {
 	gpu_buffer pairs, results, state, frames, frontier[2], counters, args, list;
 	VkDescriptorSet sets[EXACT_PIPELINES];
-	gpu_pipeline *pipes[EXACT_PIPELINES]; // setup, args, traverse, contain
+	gpu_pipeline *pipes[EXACT_PIPELINES]; // setup, args, traverse, contain, dive
 	uint32_t chunk, capacity, levels, list_capacity, flags;
+	uint32_t budget;    // depth-first steps per item of a likely-colliding pair (1: breadth first only)
+	uint32_t dive_base; // frontier slots [0, dive_base) hold breadth-first items, the rest depth-first ones
 } exact_buffers;
 
 // Where the listed triangle pairs go (desc->triangles): entries of the
@@ -567,8 +582,15 @@ static vkcol_result exact_buffers_create(vkcol_context *ctx, uint32_t chunk, uin
 	b->capacity = frontier_capacity(ctx);
 	b->list_capacity = list_capacity;
 	b->flags = flags;
-	if (b->chunk > b->capacity)
-		b->chunk = b->capacity; // every pair's seed must fit
+	// Listing visits every overlapping node pair: depth first saves nothing.
+	// (A frontier of one item has no room for two regions.)
+	b->budget = (flags & VKCOL_EXACT_FIND_ALL) || b->capacity < 2 ? 1 : traverse_budget(ctx);
+	b->dive_base = b->budget > 1 ? b->capacity / 2 : b->capacity;
+	uint32_t seeds = b->budget > 1 ? b->capacity - b->dive_base : b->capacity;
+	if (seeds > b->dive_base)
+		seeds = b->dive_base;
+	if (b->chunk > seeds)
+		b->chunk = seeds; // every pair's seed must fit in either region
 	// Each level moves one step down one tree: depth A + depth B steps reach
 	// two leaves, one more tests them.
 	b->levels = 2 * ctx->pool->max_depth + 2;
@@ -583,12 +605,13 @@ static vkcol_result exact_buffers_create(vkcol_context *ctx, uint32_t chunk, uin
 		TRY(gpu_buffer_create(ctx, (VkDeviceSize)b->capacity * 16, storage, GPU_MEMORY_DEVICE, "exact frontier",
 		                      &b->frontier[i]));
 	TRY(gpu_buffer_create(ctx, VKCOL_COUNTER_WORDS * 4, storage, GPU_MEMORY_READBACK, "exact counters", &b->counters));
-	TRY(gpu_buffer_create(ctx, 16, storage | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT, GPU_MEMORY_DEVICE,
+	// Two indirect dispatches per level: breadth-first items, then depth-first.
+	TRY(gpu_buffer_create(ctx, 32, storage | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT, GPU_MEMORY_DEVICE,
 	                      "exact indirect args", &b->args));
 	TRY(gpu_buffer_create(ctx, (VkDeviceSize)(list_capacity ? list_capacity : 1) * 16, storage, GPU_MEMORY_READBACK,
 	                      "exact triangle-pair list", &b->list));
 	const pipeline_id ids[EXACT_PIPELINES] = {PIPELINE_EXACT_SETUP, PIPELINE_EXACT_ARGS, PIPELINE_EXACT_TRAVERSE,
-	                                          PIPELINE_EXACT_CONTAIN};
+	                                          PIPELINE_EXACT_CONTAIN, PIPELINE_EXACT_DIVE};
 	batch_pool *pool = ctx->pool;
 	gpu_binding bindings[15] = {
 	    {&b->pairs, 0, 0},       {&pool->meshes, 0, 0},   {&pool->vertices, 0, 0}, {&b->results, 0, 0},
@@ -687,7 +710,8 @@ static vkcol_result exact_pass(vkcol_context *ctx, exact_buffers *b, const vkcol
 		TRY(gpu_begin_once(ctx, &cmd));
 		ctx->vk.vkCmdFillBuffer(cmd, b->counters.buffer, 0, VK_WHOLE_SIZE, 0);
 		gpu_barrier_all(ctx, cmd);
-		vkcol_exact_params params = {n, MESH_MAX_COUNT, b->capacity, 0, b->flags, b->list_capacity, 0, 0};
+		vkcol_exact_params params = {n,       MESH_MAX_COUNT, b->capacity, 0, b->flags, b->list_capacity,
+		                             b->budget, b->dive_base};
 		uint32_t groups = (n + VKCOL_WORKGROUP_SIZE - 1) / VKCOL_WORKGROUP_SIZE;
 		gpu_pipeline_dispatch(ctx, cmd, b->pipes[0], b->sets[0], &params, groups);
 		for (uint32_t level = 0; level < b->levels; level++) {
@@ -695,10 +719,16 @@ static vkcol_result exact_pass(vkcol_context *ctx, exact_buffers *b, const vkcol
 			params.level = level;
 			gpu_pipeline_dispatch(ctx, cmd, b->pipes[1], b->sets[1], &params, 1);
 			gpu_barrier_all(ctx, cmd);
-			// The level's size comes from the previous level's counter: no
-			// host round trip between levels.
+			// The level's size comes from the previous level's counters: no
+			// host round trip between levels. The two shaders read their
+			// own regions of one frontier and append to the other's, so no
+			// barrier lies between them.
 			gpu_pipeline_dispatch(ctx, cmd, b->pipes[2], b->sets[2], &params, 0);
 			ctx->vk.vkCmdDispatchIndirect(cmd, b->args.buffer, 0);
+			if (b->budget > 1) {
+				gpu_pipeline_dispatch(ctx, cmd, b->pipes[4], b->sets[4], &params, 0);
+				ctx->vk.vkCmdDispatchIndirect(cmd, b->args.buffer, 16);
+			}
 		}
 		gpu_barrier_all(ctx, cmd);
 		gpu_pipeline_dispatch(ctx, cmd, b->pipes[3], b->sets[3], &params, groups);

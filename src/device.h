@@ -91,6 +91,7 @@ struct vkcol_context {
 
 	struct batch_pool *pool; // batch-side copies of the meshes (batch.c)
 	uint32_t frontier_capacity_override; // tests only: > 0 shrinks the exact-mode frontiers
+	uint32_t traverse_budget_override;   // tests and benchmarks: > 0 sets the depth-first steps per traversal item
 };
 
 // Loads volk's copy of the loader once per process (thread-safe, idempotent).

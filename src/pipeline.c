@@ -226,6 +226,7 @@ vkcol_result pipeline_get(vkcol_context *ctx, pipeline_id id, gpu_pipeline **out
 	                             "exact_args"},
 	    [PIPELINE_EXACT_TRAVERSE] = {&shader_exact_traverse, 15, sizeof(vkcol_exact_params), VKCOL_MAP_ARRAYS,
 	                             "exact_traverse"},
+	    [PIPELINE_EXACT_DIVE] = {&shader_exact_dive, 15, sizeof(vkcol_exact_params), VKCOL_MAP_ARRAYS, "exact_dive"},
 	    [PIPELINE_EXACT_CONTAIN] = {&shader_exact_contain, 15, sizeof(vkcol_exact_params), VKCOL_MAP_ARRAYS,
 	                             "exact_contain"},
 	};

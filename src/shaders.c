@@ -42,6 +42,11 @@ static const uint32_t exact_traverse_spv[] = {
 };
 const shader_code shader_exact_traverse = {exact_traverse_spv, sizeof(exact_traverse_spv)};
 
+static const uint32_t exact_dive_spv[] = {
+#include "exact_dive.spv.inc"
+};
+const shader_code shader_exact_dive = {exact_dive_spv, sizeof(exact_dive_spv)};
+
 static const uint32_t exact_contain_spv[] = {
 #include "exact_contain.spv.inc"
 };

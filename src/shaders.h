@@ -19,4 +19,5 @@ extern const shader_code shader_sample_raw;
 extern const shader_code shader_exact_setup;
 extern const shader_code shader_exact_args;
 extern const shader_code shader_exact_traverse;
+extern const shader_code shader_exact_dive;
 extern const shader_code shader_exact_contain;

@@ -153,6 +153,50 @@ static void test_against_reference(void)
 	vkcol_context_destroy(ctx);
 }
 
+// The depth-first steps below the items of likely-colliding pairs change no
+// answer and save traversal items: the same torus poses with a budget of 1
+// (breadth first only), the default and the largest budget all agree with
+// the reference, and the default visits fewer frontier items than 1.
+static void test_depth_first(void)
+{
+	vkcol_context *ctx = gpu_context();
+	if (!ctx)
+		return;
+	meshgen_mesh torus;
+	ENSURE(meshgen_torus(&torus, 1.0f, 0.3f, 48, 24));
+	vkcol_mesh m = gpu_mesh(ctx, &torus, 32, "torus");
+	const uint32_t budgets[3] = {1, 0, VKCOL_TRAVERSE_BUDGET_MAX};
+	const char *names[3] = {"budget 1", "default budget", "budget 31"};
+	uint64_t items[3] = {0};
+	for (int k = 0; k < 3; k++) {
+		ctx->traverse_budget_override = budgets[k];
+		report(names[k], compare(ctx, m, m, 1500, 1.03f, 7, 0));
+		// The same poses again, for the frontier item count.
+		vkcol_mesh_info info;
+		ENSURE(vkcol_mesh_get_info(ctx, m, &info) == VKCOL_SUCCESS);
+		uint32_t n = 1500;
+		vkcol_pair *pairs = malloc(n * sizeof(*pairs));
+		vkcol_pair_result *results = malloc(n * sizeof(*results));
+		uint64_t state = 7;
+		for (uint32_t i = 0; i < n; i++)
+			pairs[i] = (vkcol_pair){m, m, pose_identity(), random_pose(&state, &info, &info, 2.06f * info.sphere_radius, 1.0f)};
+		vkcol_batch_stats stats;
+		vkcol_batch_desc bd = {.pairs = pairs, .pair_count = n, .mode = VKCOL_MODE_EXACT, .stats = &stats};
+		ENSURE(vkcol_batch_run(ctx, &bd, results) == VKCOL_SUCCESS);
+		for (uint32_t l = 0; l < stats.levels; l++)
+			items[k] += stats.level_items[l];
+		free(pairs);
+		free(results);
+	}
+	ctx->traverse_budget_override = 0;
+	printf("     frontier items: %llu breadth first, %llu default, %llu at budget 31\n",
+	       (unsigned long long)items[0], (unsigned long long)items[1], (unsigned long long)items[2]);
+	ENSURE(items[1] < items[0]);
+	meshgen_free(&torus);
+	ENSURE_EQ_INT(vkcol_context_validation_message_count(ctx), 0);
+	vkcol_context_destroy(ctx);
+}
+
 // Containment: a small closed box inside a big one collides (no surfaces
 // cross); an open box inside does not; a two-piece mesh whose small piece
 // sits inside the other mesh collides although its first piece is far away.
@@ -235,8 +279,9 @@ static void test_overflow_reruns(void)
 	ENSURE(vkcol_batch_run(ctx, &bd, normal) == VKCOL_SUCCESS);
 	ENSURE_EQ_INT(stats.reruns, 0);
 	ENSURE(stats.levels >= 2 && stats.level_items[0] > 0);
-	// 2048 items: too few for 200 pairs at once, enough for each alone.
-	const uint32_t capacities[2] = {2048, 1};
+	// 512 items (256 per region): too few for 200 pairs at once, enough
+	// for each alone.
+	const uint32_t capacities[2] = {512, 1};
 	for (int c = 0; c < 2; c++) {
 		ctx->frontier_capacity_override = capacities[c];
 		gpu_log_expected = c == 1 ? 1 : 0; // the CPU-fallback warning
@@ -459,6 +504,7 @@ int main(int argc, char **argv)
 	RUN_TEST(test_containment);
 	RUN_TEST(test_against_reference);
 	RUN_TEST(test_overflow_reruns);
+	RUN_TEST(test_depth_first);
 	RUN_TEST(test_early_accept);
 	RUN_TEST(test_triangle_list);
 	RUN_TEST(test_no_unexpected_log_messages);

@@ -1,0 +1,88 @@
+// SPDX-License-Identifier: MIT
+// Exact mode, one level of the traversal for the items of pairs likely to
+// collide (VKCOL_PAIR_DIVE, set by exact_setup.comp), which live in the
+// frontier's upper region (from params.dive_base): each invocation goes depth first
+// below its item's node pair for up to params.budget steps, so that a
+// colliding pair's first hit comes after a path of node pairs instead of
+// after the whole overlap region expanded level by level; a hit stops every
+// item of the pair at its next step. What is left on an invocation's stack
+// goes to the next level's frontier, so no node pair is dropped and the
+// dispatches stay one pair per level. (A separate shader over its own items:
+// on lavapipe, the loop made the breadth-first items of the same shader
+// slower, and a second dispatch over the whole frontier cost the
+// breadth-first pairs about 40 % more.)
+#version 450
+#include "shared.h"
+#include "common.glsl"
+#include "pair_common.glsl"
+
+layout(local_size_x_id = 0) in;
+#include "exact_common.glsl"
+#include "exact_traverse.glsl"
+
+// Node pairs one invocation can hold: it pops one and pushes at most two per
+// step, so params.budget steps need budget + 1 slots (the host clamps).
+#define STACK_SIZE (VKCOL_TRAVERSE_BUDGET_MAX + 1u)
+
+void main()
+{
+	uint i = linear_group_id() * gl_WorkGroupSize.x + gl_LocalInvocationID.x;
+	if (i >= counters[VKCOL_COUNTER_DIVE + 2u])
+		return;
+	uint in_index = params.level & 1u;
+	uvec4 it = in_index == 0u ? frontier0[params.dive_base + i] : frontier1[params.dive_base + i];
+	uint p = it.x;
+	bool find_all = (params.flags & VKCOL_EXACT_FIND_ALL) != 0u;
+	uvec2 st = state[p];
+	if (!find_all && st.x != 0u)
+		return; // this pair already has a hit
+	mat3 r;
+	vec3 t;
+	float tol;
+	load_frame(p, r, t, tol);
+	mat3 abs_r = mat3(abs(r[0]), abs(r[1]), abs(r[2]));
+
+	uvec2 stack[STACK_SIZE];
+	stack[0] = it.yz;
+	uint sp = 1u, steps = 0u;
+	bool stop = false;
+	while (sp > 0u && steps < params.budget && !stop) {
+		steps++;
+		sp--;
+		uvec2 top = stack[sp];
+		vkcol_gpu_node na = nodes[top.x], nb = nodes[top.y];
+		if (na.count > 0u && nb.count > 0u) {
+			stop = test_leaves(p, na, nb, r, abs_r, t, tol);
+		} else {
+			uvec2 item0, item1;
+			bool keep0, keep1;
+			split(top, na, nb, r, abs_r, t, tol, item0, item1, keep0, keep1);
+			// Child 0 on top: popped first.
+			if (keep1) {
+				stack[sp] = item1;
+				sp++;
+			}
+			if (keep0) {
+				stack[sp] = item0;
+				sp++;
+			}
+		}
+		// Another item of the pair may have found a hit meanwhile.
+		if (!stop && !find_all && sp > 0u && steps < params.budget)
+			stop = state[p].x != 0u;
+	}
+	if (stop || sp == 0u)
+		return;
+	uint out_index = in_index ^ 1u;
+	uint room = params.capacity - params.dive_base;
+	uint j = atomicAdd(counters[VKCOL_COUNTER_DIVE + out_index], sp);
+	if (j + sp > room)
+		atomicOr(state[p].y, VKCOL_PAIR_OVERFLOW);
+	// Items that fit are written even so (see emit()).
+	for (uint k = 0u; k < sp && j + k < room; k++) {
+		if (out_index == 0u)
+			frontier0[params.dive_base + j + k] = uvec4(p, stack[k], 0u);
+		else
+			frontier1[params.dive_base + j + k] = uvec4(p, stack[k], 0u);
+	}
+}

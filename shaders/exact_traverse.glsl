@@ -1,0 +1,193 @@
+// SPDX-License-Identifier: MIT
+// The steps of the exact-mode traversal shared by exact_traverse.comp (one
+// breadth-first step per frontier item) and exact_dive.comp (depth-first
+// steps below the items of pairs likely to collide).
+// Triangle test: two triangles are disjoint iff some axis separates them;
+// the candidate axes are the two normals, the nine edge-edge cross products
+// and, for coplanar triangles, each normal crossed with each edge (the
+// separating axis theorem for convex polytopes). Touching (within the pair's
+// tolerance) counts as intersecting.
+#ifndef VKCOL_EXACT_TRAVERSE_GLSL
+#define VKCOL_EXACT_TRAVERSE_GLSL
+
+// Is `axis` (derived from vectors whose squared lengths multiply to ref) a
+// separating axis of triangles a and b, with slack tol (length units)?
+// Near-degenerate axes (nearly parallel edges) are skipped: the other axes
+// cover those configurations.
+bool separates(vec3 axis, float ref, vec3 a0, vec3 a1, vec3 a2, vec3 b0, vec3 b1, vec3 b2, float tol)
+{
+	float len2 = dot(axis, axis);
+	if (len2 <= 1e-10 * ref)
+		return false;
+	float pa0 = dot(axis, a0), pa1 = dot(axis, a1), pa2 = dot(axis, a2);
+	float pb0 = dot(axis, b0), pb1 = dot(axis, b1), pb2 = dot(axis, b2);
+	float amin = min(pa0, min(pa1, pa2)), amax = max(pa0, max(pa1, pa2));
+	float bmin = min(pb0, min(pb1, pb2)), bmax = max(pb0, max(pb1, pb2));
+	float slack = tol * sqrt(len2);
+	return amax < bmin - slack || bmax < amin - slack;
+}
+
+bool triangles_intersect(vec3 a0, vec3 a1, vec3 a2, vec3 b0, vec3 b1, vec3 b2, float tol)
+{
+	vec3 ea[3] = vec3[3](a1 - a0, a2 - a1, a0 - a2);
+	vec3 eb[3] = vec3[3](b1 - b0, b2 - b1, b0 - b2);
+	float la[3] = float[3](dot(ea[0], ea[0]), dot(ea[1], ea[1]), dot(ea[2], ea[2]));
+	float lb[3] = float[3](dot(eb[0], eb[0]), dot(eb[1], eb[1]), dot(eb[2], eb[2]));
+	vec3 na = cross(ea[0], ea[1]), nb = cross(eb[0], eb[1]);
+	float lna = la[0] * la[1], lnb = lb[0] * lb[1];
+	if (separates(na, lna, a0, a1, a2, b0, b1, b2, tol) || separates(nb, lnb, a0, a1, a2, b0, b1, b2, tol))
+		return false;
+	for (int i = 0; i < 3; i++)
+		for (int j = 0; j < 3; j++)
+			if (separates(cross(ea[i], eb[j]), la[i] * lb[j], a0, a1, a2, b0, b1, b2, tol))
+				return false;
+	for (int i = 0; i < 3; i++) {
+		if (separates(cross(na, ea[i]), lna * la[i], a0, a1, a2, b0, b1, b2, tol))
+			return false;
+		if (separates(cross(nb, eb[i]), lnb * lb[i], a0, a1, a2, b0, b1, b2, tol))
+			return false;
+	}
+	return true;
+}
+
+
+// Do the boxes (centre ca, half extents ea) of A and (cb, eb) of B overlap,
+// B placed in A's frame by x -> r x + t (abs_r = |r|), with slack tol? Both
+// ways: B's box carried into A's frame against A's, and A's carried into
+// B's against B's (the six face axes of the two boxes; the nine edge-edge
+// axes of a full box-box separating axis test are left out).
+bool carried_overlap(vec3 ca, vec3 ea, vec3 cb, vec3 eb, mat3 r, mat3 abs_r, vec3 t, float tol)
+{
+	vec3 gap = r * cb + t - ca; // B's centre relative to A's, in A's frame
+	return all(lessThanEqual(abs(gap), abs_r * eb + ea + vec3(tol))) &&
+	       all(lessThanEqual(abs(gap * r), ea * abs_r + eb + vec3(tol)));
+}
+
+vec3 centre(vkcol_gpu_node n)
+{
+	return 0.5 * (node_min(n) + node_max(n));
+}
+
+vec3 extent(vkcol_gpu_node n)
+{
+	return 0.5 * (node_max(n) - node_min(n));
+}
+
+// Records a hit of pair p; returns true when the pair's search should stop.
+bool hit(uint p, uint tri_a, uint tri_b)
+{
+	atomicAdd(state[p].x, 1u);
+	if ((params.flags & VKCOL_EXACT_FIND_ALL) == 0u)
+		return true;
+	uint j = atomicAdd(counters[VKCOL_COUNTER_LIST], 1u);
+	if (j < params.list_capacity)
+		list[j] = uvec4(p, tri_a, tri_b, 0u);
+	return false;
+}
+
+// Both leaves: every triangle pair that survives the box culls is tested.
+// Returns true when the pair's search should stop (a hit, unless listing).
+// The loops end through their conditions, not early returns: see
+// exact_setup.comp for the lavapipe miscompile this avoids inside loops.
+bool test_leaves(uint p, vkcol_gpu_node na, vkcol_gpu_node nb, mat3 r, mat3 abs_r, vec3 t, float tol)
+{
+	// A's triangles against B's leaf box carried into A's frame (bit k:
+	// triangle na.first + k may meet it; leaves of more than 32 triangles
+	// skip this cull past the 32nd).
+	vec3 cb = r * centre(nb) + t, eb = abs_r * extent(nb) + vec3(tol);
+	uint mask = 0u;
+	for (uint k = 0u; k < na.count && k < 32u; k++) {
+		uvec4 tri = triangles[na.first + k];
+		vec3 a0 = vertices[tri.x].xyz, a1 = vertices[tri.y].xyz, a2 = vertices[tri.z].xyz;
+		vec3 lo = min(a0, min(a1, a2)), hi = max(a0, max(a1, a2));
+		if (all(lessThanEqual(max(lo - cb, cb - hi), eb)))
+			mask |= 1u << k;
+	}
+	bool stop = false;
+	if (mask == 0u && na.count <= 32u)
+		return stop;
+	vec3 la = node_min(na) - vec3(tol), ha = node_max(na) + vec3(tol);
+	for (uint tb = nb.first; tb < nb.first + nb.count && !stop; tb++) {
+		uvec4 tri_b = triangles[tb];
+		vec3 b0 = r * vertices[tri_b.x].xyz + t;
+		vec3 b1 = r * vertices[tri_b.y].xyz + t;
+		vec3 b2 = r * vertices[tri_b.z].xyz + t;
+		vec3 lb = min(b0, min(b1, b2)) - vec3(tol), hb = max(b0, max(b1, b2)) + vec3(tol);
+		// B's triangle against A's leaf box.
+		bool near = !(any(greaterThan(lb, ha)) || any(lessThan(hb, la)));
+		for (uint k = 0u; near && k < na.count && !stop; k++) {
+			if (k >= 32u || (mask & (1u << k)) != 0u) {
+				uvec4 tri_a = triangles[na.first + k];
+				vec3 a0 = vertices[tri_a.x].xyz, a1 = vertices[tri_a.y].xyz, a2 = vertices[tri_a.z].xyz;
+				vec3 lo = min(a0, min(a1, a2)), hi = max(a0, max(a1, a2));
+				// The two triangles' boxes first, then the exact test.
+				if (!(any(greaterThan(lb, hi)) || any(lessThan(hb, lo))) &&
+				    triangles_intersect(a0, a1, a2, b0, b1, b2, tol))
+					stop = hit(p, tri_a.w, tri_b.w);
+			}
+		}
+	}
+	return stop;
+}
+
+// Splits the larger node of an overlapping pair (by box diagonal), or the one
+// that is not a leaf, and keeps the children whose boxes overlap the other
+// node's (child k becomes item k).
+void split(uvec2 top, vkcol_gpu_node na, vkcol_gpu_node nb, mat3 r, mat3 abs_r, vec3 t, float tol,
+           out uvec2 item0, out uvec2 item1, out bool keep0, out bool keep1)
+{
+	vec3 ea = extent(na), eb = extent(nb);
+	bool split_b = na.count > 0u || (nb.count == 0u && dot(eb, eb) > dot(ea, ea));
+	if (split_b) {
+		vec3 ca = centre(na);
+		vkcol_gpu_node c0 = nodes[nb.first], c1 = nodes[nb.first + 1u];
+		keep0 = carried_overlap(ca, ea, centre(c0), extent(c0), r, abs_r, t, tol);
+		keep1 = carried_overlap(ca, ea, centre(c1), extent(c1), r, abs_r, t, tol);
+		item0 = uvec2(top.x, nb.first);
+		item1 = uvec2(top.x, nb.first + 1u);
+	} else {
+		vec3 cb = centre(nb);
+		vkcol_gpu_node c0 = nodes[na.first], c1 = nodes[na.first + 1u];
+		keep0 = carried_overlap(centre(c0), extent(c0), cb, eb, r, abs_r, t, tol);
+		keep1 = carried_overlap(centre(c1), extent(c1), cb, eb, r, abs_r, t, tol);
+		item0 = uvec2(na.first, top.y);
+		item1 = uvec2(na.first + 1u, top.y);
+	}
+}
+
+// Appends n (1 or 2) items of pair p to the next level's frontier: to the
+// breadth-first region (slots below params.dive_base), or, once the pair
+// has spawned VKCOL_DIVE_AFTER items that way (a wide overlap region, as a
+// colliding pair has), to the depth-first one.
+void emit(uint p, uint n, uvec2 item0, uvec2 item1)
+{
+	uint out_index = (params.level & 1u) ^ 1u;
+	uint counter = out_index, base = 0u, room = params.dive_base;
+	if (params.budget > 1u) {
+		uint seen = atomicAdd(state[p].y, n << VKCOL_PAIR_ITEMS_SHIFT) >> VKCOL_PAIR_ITEMS_SHIFT;
+		if (seen >= VKCOL_DIVE_AFTER) {
+			counter = VKCOL_COUNTER_DIVE + out_index;
+			base = params.dive_base;
+			room = params.capacity - params.dive_base;
+		}
+	}
+	uint j = atomicAdd(counters[counter], n);
+	if (j + n > room)
+		atomicOr(state[p].y, VKCOL_PAIR_OVERFLOW);
+	// Items that fit are written even so: the next level reads every slot
+	// below the clamped count, so none may be left stale.
+	if (j < room) {
+		if (out_index == 0u)
+			frontier0[base + j] = uvec4(p, item0, 0u);
+		else
+			frontier1[base + j] = uvec4(p, item0, 0u);
+	}
+	if (n == 2u && j + 1u < room) {
+		if (out_index == 0u)
+			frontier0[base + j + 1u] = uvec4(p, item1, 0u);
+		else
+			frontier1[base + j + 1u] = uvec4(p, item1, 0u);
+	}
+}
+
+#endif
