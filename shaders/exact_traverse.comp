@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Exact mode, one level of the breadth-first traversal, one invocation per
-// frontier item (pair, node of A, node of B) whose boxes overlap. The larger
-// of the two nodes is split, and each child pair whose boxes overlap goes to
-// the next frontier: B's box is carried into A's frame (the box of a rotated
+// frontier item (pair, node of A, node of B) whose boxes overlap. Both nodes
+// are split (only the inner one when the other is a leaf), and each child
+// pair whose boxes overlap goes to the next frontier: B's box is carried into A's frame (the box of a rotated
 // box from |R|) and A's into B's. Testing children before writing them keeps
 // the frontier to overlapping pairs only. When both nodes are leaves, their
 // triangles are culled against the other leaf's box (the box axes of the
@@ -39,9 +39,32 @@ void main()
 		test_leaves(p, na, nb, r, abs_r, t, tol);
 		return;
 	}
-	uvec2 item0, item1;
-	bool keep0, keep1;
-	split(it.yz, na, nb, r, abs_r, t, tol, item0, item1, keep0, keep1);
-	if (keep0 || keep1)
-		emit(p, keep0 && keep1 ? 2u : 1u, keep0 ? item0 : item1, item1);
+	if (na.count > 0u || nb.count > 0u) {
+		// One leaf: split the other node.
+		uvec2 item0, item1;
+		bool keep0, keep1;
+		split(it.yz, na, nb, r, abs_r, t, tol, item0, item1, keep0, keep1);
+		if (keep0 || keep1)
+			emit(p, keep0 && keep1 ? 2u : 1u, keep0 ? item0 : item1, item1, item1, item1);
+		return;
+	}
+	// Both inner nodes: split both at once (four child pairs, one frontier
+	// item instead of two levels of them: on lavapipe an item's fixed cost
+	// outweighs its box tests).
+	vkcol_gpu_node a0 = nodes[na.first], a1 = nodes[na.first + 1u];
+	vkcol_gpu_node b0 = nodes[nb.first], b1 = nodes[nb.first + 1u];
+	vec3 ca0 = centre(a0), ea0 = extent(a0), ca1 = centre(a1), ea1 = extent(a1);
+	vec3 cb0 = centre(b0), eb0 = extent(b0), cb1 = centre(b1), eb1 = extent(b1);
+	uvec2 kept[4];
+	uint n = 0u;
+	if (carried_overlap(ca0, ea0, cb0, eb0, r, abs_r, t, tol))
+		kept[n++] = uvec2(na.first, nb.first);
+	if (carried_overlap(ca0, ea0, cb1, eb1, r, abs_r, t, tol))
+		kept[n++] = uvec2(na.first, nb.first + 1u);
+	if (carried_overlap(ca1, ea1, cb0, eb0, r, abs_r, t, tol))
+		kept[n++] = uvec2(na.first + 1u, nb.first);
+	if (carried_overlap(ca1, ea1, cb1, eb1, r, abs_r, t, tol))
+		kept[n++] = uvec2(na.first + 1u, nb.first + 1u);
+	if (n > 0u)
+		emit(p, n, kept[0], kept[1], kept[2], kept[3]);
 }

@@ -59,8 +59,21 @@ bool triangles_intersect(vec3 a0, vec3 a1, vec3 a2, vec3 b0, vec3 b1, vec3 b2, f
 bool carried_overlap(vec3 ca, vec3 ea, vec3 cb, vec3 eb, mat3 r, mat3 abs_r, vec3 t, float tol)
 {
 	vec3 gap = r * cb + t - ca; // B's centre relative to A's, in A's frame
-	return all(lessThanEqual(abs(gap), abs_r * eb + ea + vec3(tol))) &&
-	       all(lessThanEqual(abs(gap * r), ea * abs_r + eb + vec3(tol)));
+	if (!(all(lessThanEqual(abs(gap), abs_r * eb + ea + vec3(tol))) &&
+	      all(lessThanEqual(abs(gap * r), ea * abs_r + eb + vec3(tol)))))
+		return false;
+	// The nine axes A_i x B_j: row i of r over j is rt[i].
+	mat3 rt = transpose(r), art = transpose(abs_r);
+	vec3 eb1 = eb.yzx, eb2 = eb.zxy;
+	bool apart = false;
+	for (int i = 0; i < 3; i++) {
+		int i1 = (i + 1) % 3, i2 = (i + 2) % 3;
+		vec3 ra = ea[i1] * art[i2] + ea[i2] * art[i1];
+		vec3 rb = eb1 * art[i].zxy + eb2 * art[i].yzx;
+		vec3 d = abs(gap[i2] * rt[i1] - gap[i1] * rt[i2]);
+		apart = apart || any(greaterThan(d, ra + rb + vec3(tol)));
+	}
+	return !apart;
 }
 
 vec3 centre(vkcol_gpu_node n)
@@ -155,11 +168,11 @@ void split(uvec2 top, vkcol_gpu_node na, vkcol_gpu_node nb, mat3 r, mat3 abs_r, 
 	}
 }
 
-// Appends n (1 or 2) items of pair p to the next level's frontier: to the
+// Appends n (1 to 4) items of pair p to the next level's frontier: to the
 // breadth-first region (slots below params.dive_base), or, once the pair
 // has spawned VKCOL_DIVE_AFTER items that way (a wide overlap region, as a
 // colliding pair has), to the depth-first one.
-void emit(uint p, uint n, uvec2 item0, uvec2 item1)
+void emit(uint p, uint n, uvec2 item0, uvec2 item1, uvec2 item2, uvec2 item3)
 {
 	uint out_index = (params.level & 1u) ^ 1u;
 	uint counter = out_index, base = 0u, room = params.dive_base;
@@ -176,17 +189,12 @@ void emit(uint p, uint n, uvec2 item0, uvec2 item1)
 		atomicOr(state[p].y, VKCOL_PAIR_OVERFLOW);
 	// Items that fit are written even so: the next level reads every slot
 	// below the clamped count, so none may be left stale.
-	if (j < room) {
+	uvec2 items[4] = uvec2[4](item0, item1, item2, item3);
+	for (uint k = 0u; k < n && j + k < room; k++) {
 		if (out_index == 0u)
-			frontier0[base + j] = uvec4(p, item0, 0u);
+			frontier0[base + j + k] = uvec4(p, items[k], 0u);
 		else
-			frontier1[base + j] = uvec4(p, item0, 0u);
-	}
-	if (n == 2u && j + 1u < room) {
-		if (out_index == 0u)
-			frontier0[base + j + 1u] = uvec4(p, item1, 0u);
-		else
-			frontier1[base + j + 1u] = uvec4(p, item1, 0u);
+			frontier1[base + j + k] = uvec4(p, items[k], 0u);
 	}
 }
 
