@@ -2,9 +2,11 @@
 // Exact mode, last pass, one invocation per pair: writes the answer of every
 // pair the earlier passes did not decide. A hit in the traversal: collide.
 // No hit and both meshes closed: one lies inside the other iff a vertex of
-// some connected piece of one is inside the other, tested by ray parity
-// through the other's tree (3 rays; rays passing within the tolerance of an
-// edge or vertex are discarded; the majority of clear rays decides). A pair
+// some connected piece of one is inside the other. A piece with one of its
+// six extreme vertices outside the other mesh's box is not; otherwise a
+// vertex is tested by ray parity through the other's tree (up to 3 rays: a
+// ray passing within the tolerance of an edge or vertex is discarded, and
+// the first clear one decides). A pair
 // whose frontier overflowed without a hit is left undecided (stage NONE):
 // the host reruns it in a smaller chunk.
 #version 450
@@ -66,22 +68,36 @@ uint ray_parity(vkcol_gpu_mesh m, vec3 o, vec3 d)
 	return unclear ? 2u : crossings & 1u;
 }
 
+bool in_box(vkcol_gpu_mesh m, vec3 point)
+{
+	return all(greaterThanEqual(point, box_min(m))) && all(lessThanEqual(point, box_max(m)));
+}
+
+// Is the point inside m? The first ray that passes clear of every edge and
+// vertex decides by its parity.
 bool inside(vkcol_gpu_mesh m, vec3 point)
 {
-	if (any(lessThan(point, box_min(m))) || any(greaterThan(point, box_max(m))))
-		return false;
 	const vec3 dirs[3] = vec3[3](normalize(vec3(0.5773503, 0.5773397, 0.5773609)),
 	                             normalize(vec3(-0.2672612, 0.8017837, -0.5345225)),
 	                             normalize(vec3(0.8164966, -0.4082483, -0.4082483)));
-	uint odd = 0u, even = 0u;
-	for (int k = 0; k < 3; k++) {
-		uint r = ray_parity(m, point, dirs[k]);
-		odd += r == 1u ? 1u : 0u;
-		even += r == 0u ? 1u : 0u;
-	}
+	uint parity = 2u;
+	for (int k = 0; k < 3 && parity == 2u; k++)
+		parity = ray_parity(m, point, dirs[k]);
 	// Every ray grazing: the point is within the tolerance of the surface,
 	// where touching counts.
-	return odd > even || (odd == 0u && even == 0u);
+	return parity != 0u;
+}
+
+// Does the piece of `from` whose extreme vertices start at pieces[first]
+// lie inside `to` (x -> r x + t into to's frame)? With no surface crossing,
+// iff one of its vertices does. A piece inside lies in to's box, and so do
+// its six extreme vertices: any one outside rules it out without a ray.
+bool piece_inside(vkcol_gpu_mesh to, uint first, mat3 r, vec3 t)
+{
+	bool boxed = true;
+	for (uint k = 0u; k < VKCOL_PIECE_VERTICES && boxed; k++)
+		boxed = in_box(to, r * vertices[pieces[first + k]].xyz + t);
+	return boxed && inside(to, r * vertices[pieces[first]].xyz + t);
 }
 
 void main()
@@ -109,12 +125,12 @@ void main()
 	if (a.closed != 0u && b.closed != 0u) {
 		pair_frames f = make_frames(pr);
 		for (uint k = 0u; k < b.piece_count; k++)
-			if (inside(a, f.r_ba * vertices[pieces[b.piece_first + k]].xyz + f.t_ba)) {
+			if (piece_inside(a, b.piece_first + VKCOL_PIECE_VERTICES * k, f.r_ba, f.t_ba)) {
 				results[p] = vkcol_gpu_result(1u, VKCOL_STAGE_CONTAINMENT, 0.0, 0u);
 				return;
 			}
 		for (uint k = 0u; k < a.piece_count; k++)
-			if (inside(b, f.r_ab * vertices[pieces[a.piece_first + k]].xyz + f.t_ab)) {
+			if (piece_inside(b, a.piece_first + VKCOL_PIECE_VERTICES * k, f.r_ab, f.t_ab)) {
 				results[p] = vkcol_gpu_result(1u, VKCOL_STAGE_CONTAINMENT, 0.0, 0u);
 				return;
 			}

@@ -90,7 +90,7 @@ VKCOL_STRUCT(vkcol_gpu_mesh) {
 	VKCOL_F32 aabb_min_x, aabb_min_y, aabb_min_z;
 	VKCOL_U32 node_first;    // root in the batch node pool (exact mode)
 	VKCOL_F32 aabb_max_x, aabb_max_y, aabb_max_z;
-	VKCOL_U32 piece_first;   // one vertex per connected piece, in the piece pool
+	VKCOL_U32 piece_first;   // VKCOL_PIECE_VERTICES vertices per connected piece, in the piece pool
 	VKCOL_U32 piece_count;
 	VKCOL_U32 tree_depth;
 	VKCOL_U32 pad0, pad1;
@@ -169,6 +169,9 @@ VKCOL_STRUCT(vkcol_sample_raw_params) {
 // VKCOL_DIVE_AFTER its further items go depth first.
 #define VKCOL_PAIR_ITEMS_SHIFT 8u
 #define VKCOL_DIVE_AFTER 512u
+
+// Per connected piece of a mesh: its vertices of lowest and highest x, y, z.
+#define VKCOL_PIECE_VERTICES 6
 
 // vkcol_exact_params.flags
 #define VKCOL_EXACT_FIND_ALL 1u // list every intersecting triangle pair (no early stop)

@@ -33,7 +33,7 @@ typedef struct batch_pool {
 	gpu_buffer clusters;  // vec4 (centre, radius) per VKCOL_CLUSTER_SIZE vertices
 	gpu_buffer nodes;     // every mesh's tree nodes, absolute indices (exact mode)
 	gpu_buffer triangles; // uvec4 (v0, v1, v2, original) in tree order, absolute vertex indices
-	gpu_buffer pieces;    // one vertex (absolute) per connected piece of each mesh
+	gpu_buffer pieces;    // VKCOL_PIECE_VERTICES extreme vertices (absolute) per connected piece of each mesh
 	uint32_t max_depth;   // deepest tree among the live meshes
 	cube_array arrays[VKCOL_MAP_ARRAYS];
 } batch_pool;
@@ -168,12 +168,13 @@ static uint32_t find_root(uint32_t *parent, uint32_t v)
 }
 
 // Appends m's nodes (indices made absolute), its triangles (vertex indices
-// through remap, then absolute) and one representative vertex per connected
-// piece (union-find over the triangles' vertices; parent is scratch of
-// `used` entries). Returns the number of pieces.
+// through remap, then absolute) and, per connected piece (union-find over the
+// triangles' vertices), its VKCOL_PIECE_VERTICES extreme vertices: lowest and
+// highest x, y, z of the emitted positions `verts` (vec4 per used vertex).
+// parent and slot are scratch of `used` entries. Returns the number of pieces.
 static uint32_t emit_tree(const mesh_cpu *m, const uint32_t *remap, uint32_t used, uint32_t vertex_first,
-                          uint32_t node_first, uint32_t triangle_first, vkcol_gpu_node *nodes_out,
-                          uint32_t *triangles_out, uint32_t *parent, uint32_t *pieces_out)
+                          const float *verts, uint32_t node_first, uint32_t triangle_first, vkcol_gpu_node *nodes_out,
+                          uint32_t *triangles_out, uint32_t *parent, uint32_t *slot, uint32_t *pieces_out)
 {
 	for (uint32_t i = 0; i < m->tree.node_count; i++) {
 		vkcol_gpu_node n = m->tree.nodes[i];
@@ -200,8 +201,23 @@ static uint32_t emit_tree(const mesh_cpu *m, const uint32_t *remap, uint32_t use
 	}
 	uint32_t pieces = 0;
 	for (uint32_t v = 0; v < used; v++)
-		if (find_root(parent, v) == v)
-			pieces_out[pieces++] = vertex_first + v;
+		if (find_root(parent, v) == v) {
+			slot[v] = pieces;
+			for (int k = 0; k < VKCOL_PIECE_VERTICES; k++)
+				pieces_out[VKCOL_PIECE_VERTICES * pieces + k] = v; // local until the end
+			pieces++;
+		}
+	for (uint32_t v = 0; v < used; v++) {
+		uint32_t *ext = &pieces_out[VKCOL_PIECE_VERTICES * slot[find_root(parent, v)]];
+		for (int k = 0; k < 3; k++) {
+			if (verts[4 * (size_t)v + k] < verts[4 * (size_t)ext[2 * k] + k])
+				ext[2 * k] = v;
+			if (verts[4 * (size_t)v + k] > verts[4 * (size_t)ext[2 * k + 1] + k])
+				ext[2 * k + 1] = v;
+		}
+	}
+	for (uint32_t i = 0; i < VKCOL_PIECE_VERTICES * pieces; i++)
+		pieces_out[i] += vertex_first;
 	return pieces;
 }
 
@@ -211,7 +227,7 @@ static vkcol_result pool_build(vkcol_context *ctx)
 	vkcol_result res = VKCOL_SUCCESS;
 	vkcol_gpu_mesh *records = NULL;
 	float *host_vertices = NULL, *host_clusters = NULL;
-	uint32_t *seen = NULL, *parent = NULL, *host_triangles = NULL, *host_pieces = NULL;
+	uint32_t *seen = NULL, *parent = NULL, *slot = NULL, *host_triangles = NULL, *host_pieces = NULL;
 	vkcol_gpu_node *host_nodes = NULL;
 	batch_pool *pool = core_calloc(env, 1, sizeof(*pool));
 	if (!pool)
@@ -238,10 +254,12 @@ static vkcol_result pool_build(vkcol_context *ctx)
 	host_clusters = core_calloc(env, cluster_total ? cluster_total : 1, 4 * sizeof(float));
 	seen = core_calloc(env, max_vertices, sizeof(uint32_t));
 	parent = core_calloc(env, max_vertices, sizeof(uint32_t));
+	slot = core_calloc(env, max_vertices, sizeof(uint32_t));
 	host_nodes = core_calloc(env, node_total ? node_total : 1, sizeof(vkcol_gpu_node));
 	host_triangles = core_calloc(env, triangle_total ? triangle_total : 1, 4 * sizeof(uint32_t));
-	host_pieces = core_calloc(env, vertex_total ? vertex_total : 1, sizeof(uint32_t));
-	if (!pool->ids || !records || !host_vertices || !host_clusters || !seen || !parent || !host_nodes ||
+	// At most one piece per vertex.
+	host_pieces = core_calloc(env, vertex_total ? vertex_total : 1, VKCOL_PIECE_VERTICES * sizeof(uint32_t));
+	if (!pool->ids || !records || !host_vertices || !host_clusters || !seen || !parent || !slot || !host_nodes ||
 	    !host_triangles || !host_pieces) {
 		res = VKCOL_ERROR_OUT_OF_HOST_MEMORY;
 		goto cleanup;
@@ -269,8 +287,6 @@ static vkcol_result pool_build(vkcol_context *ctx)
 	                      VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, GPU_MEMORY_DEVICE, "batch node pool", &pool->nodes));
 	TRY(gpu_buffer_create(ctx, (triangle_total ? triangle_total : 1) * 16, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
 	                      GPU_MEMORY_DEVICE, "batch triangle pool", &pool->triangles));
-	TRY(gpu_buffer_create(ctx, (vertex_total ? vertex_total : 1) * 4, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
-	                      GPU_MEMORY_DEVICE, "batch piece pool", &pool->pieces));
 	TRY(gpu_buffer_create(ctx, (ctx->mesh_capacity ? ctx->mesh_capacity : 1) * sizeof(vkcol_gpu_mesh),
 	                      VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, GPU_MEMORY_DEVICE, "batch mesh table", &pool->meshes));
 	for (uint32_t k = 0; k < VKCOL_MAP_ARRAYS; k++) {
@@ -303,9 +319,10 @@ static vkcol_result pool_build(vkcol_context *ctx)
 		uint32_t cluster_first = cluster_next;
 		uint32_t used_vertices =
 		    emit_vertices(&s->cpu, seen, &host_vertices[4 * vertex_first], host_clusters, &cluster_next);
-		uint32_t piece_count = emit_tree(&s->cpu, seen, used_vertices, (uint32_t)vertex_first, node_next, triangle_next,
-		                                 &host_nodes[node_next], &host_triangles[4 * (size_t)triangle_next], parent,
-		                                 &host_pieces[piece_next]);
+		uint32_t piece_count =
+		    emit_tree(&s->cpu, seen, used_vertices, (uint32_t)vertex_first, &host_vertices[4 * vertex_first],
+		              node_next, triangle_next, &host_nodes[node_next], &host_triangles[4 * (size_t)triangle_next],
+		              parent, slot, &host_pieces[piece_next]);
 		vkcol_gpu_mesh *r = &records[i];
 		*r = (vkcol_gpu_mesh){
 		    .origin_x = s->cpu.origin[0],
@@ -337,7 +354,7 @@ static vkcol_result pool_build(vkcol_context *ctx)
 		};
 		node_next += s->cpu.tree.node_count;
 		triangle_next += s->cpu.triangle_count;
-		piece_next += piece_count;
+		piece_next += VKCOL_PIECE_VERTICES * piece_count;
 		vertex_first += used_vertices;
 
 		distance_map_image_barrier(ctx, cmd, s->cube.image, s->cube.levels, 6, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL,
@@ -380,6 +397,15 @@ static vkcol_result pool_build(vkcol_context *ctx)
 		TRY(gpu_upload(ctx, &pool->nodes, 0, host_nodes, (VkDeviceSize)node_next * sizeof(vkcol_gpu_node)));
 	if (triangle_next)
 		TRY(gpu_upload(ctx, &pool->triangles, 0, host_triangles, (VkDeviceSize)triangle_next * 16));
+	// Sized now that the pieces are counted (usually a few per mesh).
+	if ((uint64_t)piece_next * 4 > ctx->props.limits.maxStorageBufferRange) {
+		CORE_ERROR(env, "the meshes of this context have %u connected pieces; one batch binding holds at most %u",
+		           piece_next / VKCOL_PIECE_VERTICES, ctx->props.limits.maxStorageBufferRange / 4 / VKCOL_PIECE_VERTICES);
+		res = VKCOL_ERROR_TOO_LARGE;
+		goto cleanup;
+	}
+	TRY(gpu_buffer_create(ctx, (VkDeviceSize)(piece_next ? piece_next : 1) * 4, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
+	                      GPU_MEMORY_DEVICE, "batch piece pool", &pool->pieces));
 	if (piece_next)
 		TRY(gpu_upload(ctx, &pool->pieces, 0, host_pieces, (VkDeviceSize)piece_next * 4));
 cleanup:
@@ -388,6 +414,7 @@ cleanup:
 	core_free(env, host_clusters);
 	core_free(env, seen);
 	core_free(env, parent);
+	core_free(env, slot);
 	core_free(env, host_nodes);
 	core_free(env, host_triangles);
 	core_free(env, host_pieces);
