@@ -12,7 +12,9 @@ layout(std430, set = 0, binding = 0) readonly buffer Pairs { vkcol_gpu_pair pair
 layout(std430, set = 0, binding = 1) readonly buffer Meshes { vkcol_gpu_mesh meshes[]; };
 layout(std430, set = 0, binding = 2) readonly buffer Vertices { vec4 vertices[]; };
 layout(std430, set = 0, binding = 3) buffer Results { vkcol_gpu_result results[]; };
-layout(std430, set = 0, binding = 4) readonly buffer Nodes { vkcol_gpu_node nodes[]; };
+// Two vec4 per vkcol_gpu_node (min and first, max and count): whole-vec4
+// loads, which lavapipe gathers faster than the struct's eight scalars.
+layout(std430, set = 0, binding = 4) readonly buffer Nodes { vec4 node_words[]; };
 layout(std430, set = 0, binding = 5) readonly buffer Triangles { uvec4 triangles[]; }; // v0 v1 v2 original
 layout(std430, set = 0, binding = 6) readonly buffer Pieces { uint pieces[]; };
 // Coherent: traversal invocations poll the hit counts other invocations of
@@ -31,6 +33,12 @@ layout(std430, set = 0, binding = 13) readonly buffer Clusters { vec4 clusters[]
 layout(std430, set = 0, binding = 14) buffer List { uvec4 list[]; }; // pair, triangle a, triangle b (originals), 0
 layout(set = 0, binding = 15) uniform samplerCubeArray maps[VKCOL_MAP_ARRAYS];
 layout(push_constant) uniform Push { vkcol_exact_params params; };
+
+vkcol_gpu_node node_at(uint i)
+{
+	vec4 lo = node_words[2u * i], hi = node_words[2u * i + 1u];
+	return vkcol_gpu_node(lo.x, lo.y, lo.z, floatBitsToUint(lo.w), hi.x, hi.y, hi.z, floatBitsToUint(hi.w));
+}
 
 vkcol_gpu_mesh mesh_of(uint id)
 {

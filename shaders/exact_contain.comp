@@ -32,7 +32,7 @@ uint ray_parity(vkcol_gpu_mesh m, vec3 o, vec3 d)
 	uint crossings = 0u;
 	bool unclear = false;
 	while (top > 0u && !unclear) {
-		vkcol_gpu_node n = nodes[stack[--top]];
+		vkcol_gpu_node n = node_at(stack[--top]);
 		vec3 t0 = (node_min(n) - o) * inv_d, t1 = (node_max(n) - o) * inv_d;
 		vec3 lo = min(t0, t1), hi = max(t0, t1);
 		float enter = max(max(lo.x, lo.y), max(lo.z, 0.0)), leave = min(min(hi.x, hi.y), hi.z);

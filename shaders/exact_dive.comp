@@ -50,7 +50,7 @@ void main()
 		steps++;
 		sp--;
 		uvec2 top = stack[sp];
-		vkcol_gpu_node na = nodes[top.x], nb = nodes[top.y];
+		vkcol_gpu_node na = node_at(top.x), nb = node_at(top.y);
 		if (na.count > 0u && nb.count > 0u) {
 			stop = test_leaves(p, na, nb, r, abs_r, t, tol);
 		} else {

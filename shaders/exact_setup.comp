@@ -52,7 +52,7 @@ bool segment_clear(vkcol_gpu_mesh m, vec3 o, vec3 v, float tol)
 	stack[top++] = m.node_first;
 	bool clear = true;
 	while (top > 0u && clear) {
-		vkcol_gpu_node n = nodes[stack[--top]];
+		vkcol_gpu_node n = node_at(stack[--top]);
 		vec3 t0 = (node_min(n) - vec3(tol) - o) * inv_d, t1 = (node_max(n) + vec3(tol) - o) * inv_d;
 		vec3 lo = min(t0, t1), hi = max(t0, t1);
 		float enter = max(max(lo.x, lo.y), max(lo.z, 0.0));

@@ -34,7 +34,7 @@ void main()
 	float tol;
 	load_frame(p, r, t, tol);
 	mat3 abs_r = mat3(abs(r[0]), abs(r[1]), abs(r[2]));
-	vkcol_gpu_node na = nodes[it.y], nb = nodes[it.z];
+	vkcol_gpu_node na = node_at(it.y), nb = node_at(it.z);
 	if (na.count > 0u && nb.count > 0u) {
 		test_leaves(p, na, nb, r, abs_r, t, tol);
 		return;
@@ -51,8 +51,8 @@ void main()
 	// Both inner nodes: split both at once (four child pairs, one frontier
 	// item instead of two levels of them: on lavapipe an item's fixed cost
 	// outweighs its box tests).
-	vkcol_gpu_node a0 = nodes[na.first], a1 = nodes[na.first + 1u];
-	vkcol_gpu_node b0 = nodes[nb.first], b1 = nodes[nb.first + 1u];
+	vkcol_gpu_node a0 = node_at(na.first), a1 = node_at(na.first + 1u);
+	vkcol_gpu_node b0 = node_at(nb.first), b1 = node_at(nb.first + 1u);
 	vec3 ca0 = centre(a0), ea0 = extent(a0), ca1 = centre(a1), ea1 = extent(a1);
 	vec3 cb0 = centre(b0), eb0 = extent(b0), cb1 = centre(b1), eb1 = extent(b1);
 	uvec2 kept[4];

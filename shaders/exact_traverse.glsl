@@ -153,14 +153,14 @@ void split(uvec2 top, vkcol_gpu_node na, vkcol_gpu_node nb, mat3 r, mat3 abs_r, 
 	bool split_b = na.count > 0u || (nb.count == 0u && dot(eb, eb) > dot(ea, ea));
 	if (split_b) {
 		vec3 ca = centre(na);
-		vkcol_gpu_node c0 = nodes[nb.first], c1 = nodes[nb.first + 1u];
+		vkcol_gpu_node c0 = node_at(nb.first), c1 = node_at(nb.first + 1u);
 		keep0 = carried_overlap(ca, ea, centre(c0), extent(c0), r, abs_r, t, tol);
 		keep1 = carried_overlap(ca, ea, centre(c1), extent(c1), r, abs_r, t, tol);
 		item0 = uvec2(top.x, nb.first);
 		item1 = uvec2(top.x, nb.first + 1u);
 	} else {
 		vec3 cb = centre(nb);
-		vkcol_gpu_node c0 = nodes[na.first], c1 = nodes[na.first + 1u];
+		vkcol_gpu_node c0 = node_at(na.first), c1 = node_at(na.first + 1u);
 		keep0 = carried_overlap(centre(c0), extent(c0), cb, eb, r, abs_r, t, tol);
 		keep1 = carried_overlap(centre(c1), extent(c1), cb, eb, r, abs_r, t, tol);
 		item0 = uvec2(na.first, top.y);
