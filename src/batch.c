@@ -798,22 +798,28 @@ static vkcol_result exact_on_cpu(vkcol_context *ctx, const vkcol_pair *pair, uin
 {
 	vkcol_result res = VKCOL_SUCCESS;
 	bool collide = false;
-	TRY(vkcol_reference_collide(ctx, pair, &collide));
-	*result = (vkcol_pair_result){collide, VKCOL_STAGE_TREE, 0.0f, collide ? 1u : 0u};
-	if (sink && collide) {
-		vkcol_triangle_list *out = sink->out;
-		uint64_t room = sink->cut ? 0 : out->capacity - out->count, found = 0;
-		TRY(vkcol_reference_triangle_pairs(ctx, pair, out->entries + out->count, room, &found));
-		uint64_t kept = found < room ? found : room;
-		for (uint64_t k = 0; k < kept; k++)
-			out->entries[out->count + k].pair = at;
-		out->count += kept;
-		if (found > room)
-			out->truncated = true;
-		result->triangle_pairs = (uint32_t)(found < UINT32_MAX ? found : UINT32_MAX);
-		if (found == 0)
-			result->stage = VKCOL_STAGE_CONTAINMENT;
+	if (!sink) {
+		TRY(vkcol_reference_collide(ctx, pair, &collide));
+		*result = (vkcol_pair_result){collide, VKCOL_STAGE_TREE, 0.0f, collide ? 1u : 0u};
+		goto cleanup;
 	}
+	// Listing: the list's surface test answers first; only a pair without a
+	// crossing needs the reference's containment test on top.
+	vkcol_triangle_list *out = sink->out;
+	uint64_t room = sink->cut ? 0 : out->capacity - out->count, found = 0;
+	TRY(vkcol_reference_triangle_pairs(ctx, pair, out->entries + out->count, room, &found));
+	uint64_t kept = found < room ? found : room;
+	for (uint64_t k = 0; k < kept; k++)
+		out->entries[out->count + k].pair = at;
+	out->count += kept;
+	if (found > room)
+		out->truncated = true;
+	if (found > 0) {
+		*result = (vkcol_pair_result){1u, VKCOL_STAGE_TREE, 0.0f, (uint32_t)(found < UINT32_MAX ? found : UINT32_MAX)};
+		goto cleanup;
+	}
+	TRY(vkcol_reference_collide(ctx, pair, &collide));
+	*result = (vkcol_pair_result){collide, collide ? VKCOL_STAGE_CONTAINMENT : VKCOL_STAGE_TREE, 0.0f, 0u};
 cleanup:
 	return res;
 }

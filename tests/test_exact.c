@@ -477,6 +477,30 @@ static void test_triangle_list(void)
 	ENSURE_EQ_INT(again.count, total);
 	ENSURE(memcmp(again.entries, copy, total * sizeof(*copy)) == 0);
 
+	// Frontiers of one item: every one of the first 40 pairs that reaches
+	// the traversal goes to the CPU reference, which lists the same entries
+	// with the same answers.
+	uint32_t few = 40;
+	uint64_t few_total = 0;
+	while (few_total < total && copy[few_total].pair < few)
+		few_total++;
+	again = (vkcol_triangle_list){list.entries, capacity, 0, false};
+	bd.pair_count = few;
+	ctx->frontier_capacity_override = 1;
+	gpu_log_expected = 1; // the CPU-fallback warning
+	ENSURE(vkcol_batch_run(ctx, &bd, r2) == VKCOL_SUCCESS);
+	gpu_log_expected = 0;
+	ctx->frontier_capacity_override = 0;
+	bd.pair_count = n;
+	ENSURE(stats.cpu_fallbacks > 0 && stats.cpu_fallbacks <= few);
+	ENSURE(few_total > 0);
+	ENSURE_EQ_INT(again.count, few_total);
+	ENSURE(memcmp(again.entries, copy, few_total * sizeof(*copy)) == 0);
+	for (uint32_t i = 0; i < few; i++) {
+		ENSURE_EQ_INT(r2[i].collide, r[i].collide);
+		ENSURE_EQ_INT(r2[i].triangle_pairs, r[i].triangle_pairs);
+	}
+
 	// Approx mode has no triangles to list.
 	bd.mode = VKCOL_MODE_APPROX;
 	gpu_log_expected = 1;
