@@ -3,7 +3,7 @@
 // (B in A) for the later passes; stage 0 (bounding spheres and carried
 // AABBs) and the inner-ball accept decide what they can; then the witness
 // early accept; every other pair seeds the traversal frontier with its two
-// roots.
+// roots (in the depth-first region when it is likely to collide).
 //
 // Witness early accept (both meshes closed, origins inside): a point of B
 // that lies inside solid A makes the solids intersect. Candidates are B's
@@ -92,8 +92,12 @@ bool segment_clear(vkcol_gpu_mesh m, vec3 o, vec3 v, float tol)
 // depth below the sampled inner distance (>= 0); NOT_CANDIDATE when the map
 // rules it out, REFUTED when the confirmation failed.
 const float NOT_CANDIDATE = -1.0;
-bool likely = false; // some candidate lay within the other mesh's outer map distance
 const float REFUTED = -2.0;
+
+// Set when some candidate lay within the other mesh's outer map distance:
+// the pair is likely to collide, and its traversal goes depth first
+// (VKCOL_PAIR_DIVE, exact_dive.comp). A hint only: no answer depends on it.
+bool likely = false;
 
 float try_witness(vkcol_gpu_mesh to, vec3 v, float tol)
 {
