@@ -68,11 +68,6 @@ uint ray_parity(vkcol_gpu_mesh m, vec3 o, vec3 d)
 	return unclear ? 2u : crossings & 1u;
 }
 
-bool in_box(vkcol_gpu_mesh m, vec3 point)
-{
-	return all(greaterThanEqual(point, box_min(m))) && all(lessThanEqual(point, box_max(m)));
-}
-
 // Is the point inside m? The first ray that passes clear of every edge and
 // vertex decides by its parity.
 bool inside(vkcol_gpu_mesh m, vec3 point)

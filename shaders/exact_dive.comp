@@ -29,12 +29,10 @@ void main()
 	uint i = linear_group_id() * gl_WorkGroupSize.x + gl_LocalInvocationID.x;
 	if (i >= counters[VKCOL_COUNTER_DIVE + 2u])
 		return;
-	uint in_index = params.level & 1u;
-	uvec4 it = in_index == 0u ? frontier0[params.dive_base + i] : frontier1[params.dive_base + i];
+	uvec4 it = frontier_get(params.dive_base + i);
 	uint p = it.x;
 	bool find_all = (params.flags & VKCOL_EXACT_FIND_ALL) != 0u;
-	uvec2 st = state[p];
-	if (!find_all && st.x != 0u)
+	if (!find_all && state[p].x != 0u)
 		return; // this pair already has a hit
 	mat3 r;
 	vec3 t;
@@ -73,16 +71,8 @@ void main()
 	}
 	if (stop || sp == 0u)
 		return;
-	uint out_index = in_index ^ 1u;
-	uint room = params.capacity - params.dive_base;
-	uint j = atomicAdd(counters[VKCOL_COUNTER_DIVE + out_index], sp);
-	if (j + sp > room)
-		atomicOr(state[p].y, VKCOL_PAIR_OVERFLOW);
-	// Items that fit are written even so (see emit()).
-	for (uint k = 0u; k < sp && j + k < room; k++) {
-		if (out_index == 0u)
-			frontier0[params.dive_base + j + k] = uvec4(p, stack[k], 0u);
-		else
-			frontier1[params.dive_base + j + k] = uvec4(p, stack[k], 0u);
-	}
+	uint end;
+	uint slot = frontier_reserve(p, true, sp, end);
+	for (uint k = 0u; k < sp && slot + k < end; k++)
+		frontier_put(slot + k, uvec4(p, stack[k], 0u));
 }

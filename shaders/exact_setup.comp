@@ -101,7 +101,7 @@ bool likely = false;
 
 float try_witness(vkcol_gpu_mesh to, vec3 v, float tol)
 {
-	if (any(lessThan(v, box_min(to))) || any(greaterThan(v, box_max(to))))
+	if (!in_box(to, v))
 		return NOT_CANDIDATE;
 	vec3 origin = vec3(to.origin_x, to.origin_y, to.origin_z);
 	vec3 d = v - origin;

@@ -24,10 +24,9 @@ void main()
 	uint i = linear_group_id() * gl_WorkGroupSize.x + gl_LocalInvocationID.x;
 	if (i >= counters[2])
 		return;
-	uvec4 it = (params.level & 1u) == 0u ? frontier0[i] : frontier1[i];
+	uvec4 it = frontier_get(i);
 	uint p = it.x;
-	uvec2 st = state[p];
-	if ((params.flags & VKCOL_EXACT_FIND_ALL) == 0u && st.x != 0u)
+	if ((params.flags & VKCOL_EXACT_FIND_ALL) == 0u && state[p].x != 0u)
 		return; // this pair already has a hit
 	mat3 r;
 	vec3 t;

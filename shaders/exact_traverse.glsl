@@ -168,34 +168,51 @@ void split(uvec2 top, vkcol_gpu_node na, vkcol_gpu_node nb, mat3 r, mat3 abs_r, 
 	}
 }
 
-// Appends n (1 to 4) items of pair p to the next level's frontier: to the
-// breadth-first region (slots below params.dive_base), or, once the pair
-// has spawned VKCOL_DIVE_AFTER items that way (a wide overlap region, as a
-// colliding pair has), to the depth-first one.
-void emit(uint p, uint n, uvec2 item0, uvec2 item1, uvec2 item2, uvec2 item3)
+// The frontier this level reads, at slot.
+uvec4 frontier_get(uint slot)
+{
+	return (params.level & 1u) == 0u ? frontier0[slot] : frontier1[slot];
+}
+
+// Writes item at slot of the frontier the next level reads.
+void frontier_put(uint slot, uvec4 item)
+{
+	if ((params.level & 1u) == 0u)
+		frontier1[slot] = item;
+	else
+		frontier0[slot] = item;
+}
+
+// Reserves n slots for pair p in the next level's breadth-first region
+// (below params.dive_base) or depth-first one (from it); returns the first
+// slot, and in `end` the region's end. A pair whose slots do not all fit is
+// flagged for a rerun; the slots that fit are written even so, since the
+// next level reads every slot below the clamped count and none may be left
+// stale.
+uint frontier_reserve(uint p, bool dive, uint n, out uint end)
 {
 	uint out_index = (params.level & 1u) ^ 1u;
-	uint counter = out_index, base = 0u, room = params.dive_base;
-	if (params.budget > 1u) {
-		uint seen = atomicAdd(state[p].y, n << VKCOL_PAIR_ITEMS_SHIFT) >> VKCOL_PAIR_ITEMS_SHIFT;
-		if (seen >= VKCOL_DIVE_AFTER) {
-			counter = VKCOL_COUNTER_DIVE + out_index;
-			base = params.dive_base;
-			room = params.capacity - params.dive_base;
-		}
-	}
-	uint j = atomicAdd(counters[counter], n);
-	if (j + n > room)
+	uint j = atomicAdd(counters[dive ? VKCOL_COUNTER_DIVE + out_index : out_index], n);
+	uint base = dive ? params.dive_base : 0u;
+	end = dive ? params.capacity : params.dive_base;
+	if (j + n > end - base)
 		atomicOr(state[p].y, VKCOL_PAIR_OVERFLOW);
-	// Items that fit are written even so: the next level reads every slot
-	// below the clamped count, so none may be left stale.
+	return base + j;
+}
+
+// Appends n (1 to 4) items of pair p to the next level's frontier: to the
+// breadth-first region, or, once the pair has spawned VKCOL_DIVE_AFTER items
+// that way (a wide overlap region, as a colliding pair has), to the
+// depth-first one.
+void emit(uint p, uint n, uvec2 item0, uvec2 item1, uvec2 item2, uvec2 item3)
+{
+	bool dive = params.budget > 1u &&
+	            atomicAdd(state[p].y, n << VKCOL_PAIR_ITEMS_SHIFT) >> VKCOL_PAIR_ITEMS_SHIFT >= VKCOL_DIVE_AFTER;
+	uint end;
+	uint slot = frontier_reserve(p, dive, n, end);
 	uvec2 items[4] = uvec2[4](item0, item1, item2, item3);
-	for (uint k = 0u; k < n && j + k < room; k++) {
-		if (out_index == 0u)
-			frontier0[base + j + k] = uvec4(p, items[k], 0u);
-		else
-			frontier1[base + j + k] = uvec4(p, items[k], 0u);
-	}
+	for (uint k = 0u; k < n && slot + k < end; k++)
+		frontier_put(slot + k, uvec4(p, items[k], 0u));
 }
 
 #endif

@@ -15,6 +15,12 @@ vec3 box_max(vkcol_gpu_mesh m)
 	return vec3(m.aabb_max_x, m.aabb_max_y, m.aabb_max_z);
 }
 
+// Is the point (in m's frame) in m's AABB, boundary included?
+bool in_box(vkcol_gpu_mesh m, vec3 point)
+{
+	return all(greaterThanEqual(point, box_min(m))) && all(lessThanEqual(point, box_max(m)));
+}
+
 // Does `from`'s AABB, carried into `to`'s frame by x -> r x + t, overlap
 // `to`'s AABB?
 bool boxes_overlap(vkcol_gpu_mesh from, vkcol_gpu_mesh to, mat3 r, vec3 t)

@@ -613,11 +613,10 @@ static vkcol_result exact_buffers_create(vkcol_context *ctx, uint32_t chunk, uin
 	// (A frontier of one item has no room for two regions.)
 	b->budget = (flags & VKCOL_EXACT_FIND_ALL) || b->capacity < 2 ? 1 : traverse_budget(ctx);
 	b->dive_base = b->budget > 1 ? b->capacity / 2 : b->capacity;
-	uint32_t seeds = b->budget > 1 ? b->capacity - b->dive_base : b->capacity;
-	if (seeds > b->dive_base)
-		seeds = b->dive_base;
-	if (b->chunk > seeds)
-		b->chunk = seeds; // every pair's seed must fit in either region
+	// Every pair's seed must fit in either region; the breadth-first one
+	// (the lower half, rounded down) is never the larger.
+	if (b->chunk > b->dive_base)
+		b->chunk = b->dive_base;
 	// Each level moves one step down one tree: depth A + depth B steps reach
 	// two leaves, one more tests them.
 	b->levels = 2 * ctx->pool->max_depth + 2;
