@@ -54,7 +54,7 @@ typedef struct agreement {
 // Runs n random poses of (a, b) in exact mode and compares with the
 // reference. reach_factor scales the offset ball to (ra + rb).
 static agreement compare(vkcol_context *ctx, vkcol_mesh a, vkcol_mesh b, uint32_t n, float reach_factor, uint64_t seed,
-                         uint32_t chunk)
+                         uint32_t chunk, vkcol_batch_stats *stats)
 {
 	agreement g = {0};
 	vkcol_mesh_info ia, ib;
@@ -66,7 +66,8 @@ static agreement compare(vkcol_context *ctx, vkcol_mesh a, vkcol_mesh b, uint32_
 	uint64_t state = seed;
 	for (uint32_t i = 0; i < n; i++)
 		pairs[i] = (vkcol_pair){a, b, pose_identity(), random_pose(&state, &ia, &ib, reach, 1.0f)};
-	vkcol_batch_desc bd = {.pairs = pairs, .pair_count = n, .mode = VKCOL_MODE_EXACT, .chunk_pairs = chunk};
+	vkcol_batch_desc bd = {
+	    .pairs = pairs, .pair_count = n, .mode = VKCOL_MODE_EXACT, .chunk_pairs = chunk, .stats = stats};
 	ENSURE(vkcol_batch_run(ctx, &bd, results) == VKCOL_SUCCESS);
 	for (uint32_t i = 0; i < n; i++) {
 		bool want = false;
@@ -137,13 +138,13 @@ static void test_against_reference(void)
 	           mb = gpu_mesh(ctx, &box, 32, "box"), mo = gpu_mesh(ctx, &open_box, 32, "open box"),
 	           mst = gpu_mesh(ctx, &star, 32, "star");
 	// Offset balls of about 1.0-1.3 (ra + rb) make 30-60 % of poses collide.
-	report("sphere-sphere", compare(ctx, ms, ms, 2000, 1.3f, 1, 0));
-	report("box-sphere", compare(ctx, mb, ms, 2000, 1.1f, 2, 0));
-	report("star-star", compare(ctx, mst, mst, 2000, 1.05f, 3, 0));
-	report("torus-torus", compare(ctx, mt, mt, 2000, 1.03f, 4, 0));
-	report("open box-torus", compare(ctx, mo, mt, 2000, 1.05f, 5, 0));
+	report("sphere-sphere", compare(ctx, ms, ms, 2000, 1.3f, 1, 0, NULL));
+	report("box-sphere", compare(ctx, mb, ms, 2000, 1.1f, 2, 0, NULL));
+	report("star-star", compare(ctx, mst, mst, 2000, 1.05f, 3, 0, NULL));
+	report("torus-torus", compare(ctx, mt, mt, 2000, 1.03f, 4, 0, NULL));
+	report("open box-torus", compare(ctx, mo, mt, 2000, 1.05f, 5, 0, NULL));
 	// Small chunks: same answers through many submissions.
-	report("torus-box, chunk 37", compare(ctx, mt, mb, 500, 1.05f, 6, 37));
+	report("torus-box, chunk 37", compare(ctx, mt, mb, 500, 1.05f, 6, 37, NULL));
 	meshgen_free(&sphere);
 	meshgen_free(&torus);
 	meshgen_free(&box);
@@ -170,23 +171,10 @@ static void test_depth_first(void)
 	uint64_t items[3] = {0};
 	for (int k = 0; k < 3; k++) {
 		ctx->traverse_budget_override = budgets[k];
-		report(names[k], compare(ctx, m, m, 1500, 1.03f, 7, 0));
-		// The same poses again, for the frontier item count.
-		vkcol_mesh_info info;
-		ENSURE(vkcol_mesh_get_info(ctx, m, &info) == VKCOL_SUCCESS);
-		uint32_t n = 1500;
-		vkcol_pair *pairs = malloc(n * sizeof(*pairs));
-		vkcol_pair_result *results = malloc(n * sizeof(*results));
-		uint64_t state = 7;
-		for (uint32_t i = 0; i < n; i++)
-			pairs[i] = (vkcol_pair){m, m, pose_identity(), random_pose(&state, &info, &info, 2.06f * info.sphere_radius, 1.0f)};
 		vkcol_batch_stats stats;
-		vkcol_batch_desc bd = {.pairs = pairs, .pair_count = n, .mode = VKCOL_MODE_EXACT, .stats = &stats};
-		ENSURE(vkcol_batch_run(ctx, &bd, results) == VKCOL_SUCCESS);
+		report(names[k], compare(ctx, m, m, 1500, 1.03f, 7, 0, &stats));
 		for (uint32_t l = 0; l < stats.levels; l++)
 			items[k] += stats.level_items[l];
-		free(pairs);
-		free(results);
 	}
 	ctx->traverse_budget_override = 0;
 	printf("     frontier items: %llu breadth first, %llu default, %llu at budget 31\n",
