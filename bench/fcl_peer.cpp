@@ -79,52 +79,18 @@ void usage()
 int main(int argc, char **argv)
 {
 	program_name = "fcl_peer";
-	std::vector<std::string> positional;
-	std::string poses_path, answers_path, out_path, name;
-	int repeat = 5;
-	unsigned threads = 0;
-	size_t count = SIZE_MAX;
-	for (int i = 1; i < argc; i++) {
-		std::string arg = argv[i];
-		auto value = [&]() -> std::string {
-			if (i + 1 >= argc)
-				usage();
-			return argv[++i];
-		};
-		if (arg == "--poses")
-			poses_path = value();
-		else if (arg == "--repeat")
-			repeat = std::atoi(value().c_str());
-		else if (arg == "--threads")
-			threads = unsigned(std::atoi(value().c_str()));
-		else if (arg == "--count")
-			count = size_t(std::strtoull(value().c_str(), nullptr, 10));
-		else if (arg == "--answers")
-			answers_path = value();
-		else if (arg == "--out")
-			out_path = value();
-		else if (arg == "--name")
-			name = value();
-		else if (arg == "-h" || arg == "--help" || (arg.size() > 1 && arg[0] == '-'))
-			usage();
-		else
-			positional.push_back(arg);
-	}
-	if (positional.size() != 2 || poses_path.empty() || repeat < 1)
-		usage();
-	if (threads == 0)
-		threads = std::max(1u, std::thread::hardware_concurrency());
+	PeerArgs args = parse_peer_args(argc, argv, usage);
 
-	Mesh mesh_a = load_mesh(positional[0]);
-	Mesh mesh_b = load_mesh(positional[1]);
-	if (name.empty())
-		name = mesh_a.name + "-" + mesh_b.name;
+	Mesh mesh_a = load_mesh(args.positional[0]);
+	Mesh mesh_b = load_mesh(args.positional[1]);
+	if (args.name.empty())
+		args.name = mesh_a.name + "-" + mesh_b.name;
 
 	// Tree builds are timed apart from the queries: the median of `repeat`
 	// builds each, the last one kept.
 	std::shared_ptr<Model> model_a, model_b;
 	std::vector<double> build_a, build_b;
-	for (int r = 0; r < repeat; r++) {
+	for (int r = 0; r < args.repeat; r++) {
 		auto start = std::chrono::steady_clock::now();
 		model_a = build_model(mesh_a);
 		build_a.push_back(seconds_since(start));
@@ -134,19 +100,19 @@ int main(int argc, char **argv)
 	}
 
 	std::vector<fcl::Transform3d> poses;
-	for (const Pose &p : read_poses(poses_path, count))
+	for (const Pose &p : read_poses(args.poses_path, args.count))
 		poses.push_back(to_transform(p));
 	if (poses.empty())
-		die(poses_path + ": no poses");
+		die(args.poses_path + ": no poses");
 
 	// Every pass answers every pose; the answers must not change between
 	// passes (FCL is deterministic), which also checks the threading.
 	std::vector<unsigned char> answers(poses.size()), first;
 	std::vector<double> seconds;
 	size_t collide_count = 0;
-	for (int r = 0; r < repeat; r++) {
+	for (int r = 0; r < args.repeat; r++) {
 		auto start = std::chrono::steady_clock::now();
-		answer_all(*model_a, *model_b, poses, threads, answers);
+		answer_all(*model_a, *model_b, poses, args.threads, answers);
 		seconds.push_back(seconds_since(start));
 		if (r == 0) {
 			first = answers;
@@ -156,15 +122,8 @@ int main(int argc, char **argv)
 		}
 	}
 
-	if (!answers_path.empty()) {
-		FILE *f = std::fopen(answers_path.c_str(), "w");
-		if (!f)
-			die(answers_path + ": " + std::strerror(errno));
-		for (unsigned char c : first)
-			std::fputc(c ? '1' : '0', f), std::fputc('\n', f);
-		if (std::fclose(f) != 0)
-			die(answers_path + ": write failed");
-	}
+	if (!args.answers_path.empty())
+		write_answers(args.answers_path, first);
 
 	double med = median(seconds);
 	char numbers[512];
@@ -172,7 +131,7 @@ int main(int argc, char **argv)
 	              "  \"poses\": %zu,\n  \"threads\": %u,\n  \"repeat\": %d,\n"
 	              "  \"median_seconds\": %.6g,\n  \"median_pairs_per_second\": %.6g,\n"
 	              "  \"collide_count\": %zu,\n  \"collide_fraction\": %.6f,\n",
-	              poses.size(), threads, repeat, med, double(poses.size()) / med, collide_count,
+	              poses.size(), args.threads, args.repeat, med, double(poses.size()) / med, collide_count,
 	              double(collide_count) / double(poses.size()));
 	auto mesh_json = [](const Mesh &m, const std::vector<double> &build) {
 		char buf[160];
@@ -184,15 +143,9 @@ int main(int argc, char **argv)
 	                   ",\n  \"assimp_version\": \"" + std::to_string(aiGetVersionMajor()) + "." +
 	                   std::to_string(aiGetVersionMinor()) + "." + std::to_string(aiGetVersionPatch()) +
 	                   "\",\n  \"bounding_volume\": \"OBBRSS\",\n  \"query\": \"boolean (num_max_contacts 1, enable_contact false)\",\n" +
-	                   "  \"pair\": " + json_string(name) + ",\n  \"mesh_a\": " + mesh_json(mesh_a, build_a) +
+	                   "  \"pair\": " + json_string(args.name) + ",\n  \"mesh_a\": " + mesh_json(mesh_a, build_a) +
 	                   ",\n  \"mesh_b\": " + mesh_json(mesh_b, build_b) + ",\n  \"poses_file\": " +
-	                   json_string(poses_path) + ",\n" + numbers + "  \"repeat_seconds\": " + json_list(seconds) + "\n}\n";
-	if (out_path.empty()) {
-		std::fputs(json.c_str(), stdout);
-	} else {
-		FILE *f = std::fopen(out_path.c_str(), "w");
-		if (!f || std::fputs(json.c_str(), f) < 0 || std::fclose(f) != 0)
-			die(out_path + ": cannot write");
-	}
+	                   json_string(args.poses_path) + ",\n" + numbers + "  \"repeat_seconds\": " + json_list(seconds) + "\n}\n";
+	write_output(args.out_path, json);
 	return 0;
 }

@@ -17,7 +17,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace bench {
@@ -152,6 +154,83 @@ inline std::string json_list(const std::vector<double> &v)
 		out += buf;
 	}
 	return out + "]";
+}
+
+// The command line every peer takes: A B --poses FILE [--repeat R]
+// [--threads T] [--count N] [--answers FILE] [--out FILE] [--name NAME].
+struct PeerArgs {
+	std::vector<std::string> positional;
+	std::string poses_path, answers_path, out_path, name;
+	int repeat = 5;
+	unsigned threads = 0; // after parse_peer_args: all hardware threads when not given
+	size_t count = SIZE_MAX;
+};
+
+// Parses the shared options; `extra(arg, value)` takes a peer's own option
+// (returning false for one it does not know, `value()` reading its value).
+// Any unknown option, a missing value or a bad combination calls usage().
+inline PeerArgs parse_peer_args(int argc, char **argv, void (*usage)(),
+                                const std::function<bool(const std::string &, const std::function<std::string()> &)>
+                                    &extra = nullptr)
+{
+	PeerArgs a;
+	for (int i = 1; i < argc; i++) {
+		std::string arg = argv[i];
+		std::function<std::string()> value = [&]() -> std::string {
+			if (i + 1 >= argc)
+				usage();
+			return argv[++i];
+		};
+		if (arg == "--poses")
+			a.poses_path = value();
+		else if (arg == "--repeat")
+			a.repeat = std::atoi(value().c_str());
+		else if (arg == "--threads")
+			a.threads = unsigned(std::atoi(value().c_str()));
+		else if (arg == "--count")
+			a.count = size_t(std::strtoull(value().c_str(), nullptr, 10));
+		else if (arg == "--answers")
+			a.answers_path = value();
+		else if (arg == "--out")
+			a.out_path = value();
+		else if (arg == "--name")
+			a.name = value();
+		else if (extra && extra(arg, value))
+			continue;
+		else if (arg == "-h" || arg == "--help" || (arg.size() > 1 && arg[0] == '-'))
+			usage();
+		else
+			a.positional.push_back(arg);
+	}
+	if (a.positional.size() != 2 || a.poses_path.empty() || a.repeat < 1)
+		usage();
+	if (a.threads == 0)
+		a.threads = std::max(1u, std::thread::hardware_concurrency());
+	return a;
+}
+
+// --answers: one 0/1 line per pose.
+inline void write_answers(const std::string &path, const std::vector<unsigned char> &answers)
+{
+	FILE *f = std::fopen(path.c_str(), "w");
+	if (!f)
+		die(path + ": " + std::strerror(errno));
+	for (unsigned char c : answers)
+		std::fputc(c ? '1' : '0', f), std::fputc('\n', f);
+	if (std::fclose(f) != 0)
+		die(path + ": write failed");
+}
+
+// The JSON to --out, or to stdout without it.
+inline void write_output(const std::string &path, const std::string &json)
+{
+	if (path.empty()) {
+		std::fputs(json.c_str(), stdout);
+	} else {
+		FILE *f = std::fopen(path.c_str(), "w");
+		if (!f || std::fputs(json.c_str(), f) < 0 || std::fclose(f) != 0)
+			die(path + ": cannot write");
+	}
 }
 
 } // namespace bench
