@@ -47,6 +47,22 @@ static vkcol_pose random_pose(uint64_t *state, const vkcol_mesh_info *a, const v
 	return p;
 }
 
+// n pairs of (a, b) at random poses from `seed`: B's sphere centre in a ball
+// of radius reach_factor x (ra + rb) about A's. The caller frees them.
+static vkcol_pair *random_pairs(vkcol_context *ctx, vkcol_mesh a, vkcol_mesh b, uint32_t n, float reach_factor,
+                                uint64_t seed)
+{
+	vkcol_mesh_info ia, ib;
+	ENSURE(vkcol_mesh_get_info(ctx, a, &ia) == VKCOL_SUCCESS);
+	ENSURE(vkcol_mesh_get_info(ctx, b, &ib) == VKCOL_SUCCESS);
+	float reach = reach_factor * (ia.sphere_radius + ib.sphere_radius);
+	vkcol_pair *pairs = malloc(n * sizeof(*pairs));
+	uint64_t state = seed;
+	for (uint32_t i = 0; i < n; i++)
+		pairs[i] = (vkcol_pair){a, b, pose_identity(), random_pose(&state, &ia, &ib, reach, 1.0f)};
+	return pairs;
+}
+
 typedef struct agreement {
 	uint64_t poses, collide, disagree, near_touching;
 } agreement;
@@ -57,15 +73,10 @@ static agreement compare(vkcol_context *ctx, vkcol_mesh a, vkcol_mesh b, uint32_
                          uint32_t chunk, vkcol_batch_stats *stats)
 {
 	agreement g = {0};
-	vkcol_mesh_info ia, ib;
+	vkcol_mesh_info ia; // A's sphere centre: the nudges below are radial about it
 	ENSURE(vkcol_mesh_get_info(ctx, a, &ia) == VKCOL_SUCCESS);
-	ENSURE(vkcol_mesh_get_info(ctx, b, &ib) == VKCOL_SUCCESS);
-	float reach = reach_factor * (ia.sphere_radius + ib.sphere_radius);
-	vkcol_pair *pairs = malloc(n * sizeof(*pairs));
+	vkcol_pair *pairs = random_pairs(ctx, a, b, n, reach_factor, seed);
 	vkcol_pair_result *results = malloc(n * sizeof(*results));
-	uint64_t state = seed;
-	for (uint32_t i = 0; i < n; i++)
-		pairs[i] = (vkcol_pair){a, b, pose_identity(), random_pose(&state, &ia, &ib, reach, 1.0f)};
 	vkcol_batch_desc bd = {
 	    .pairs = pairs, .pair_count = n, .mode = VKCOL_MODE_EXACT, .chunk_pairs = chunk, .stats = stats};
 	ENSURE(vkcol_batch_run(ctx, &bd, results) == VKCOL_SUCCESS);
@@ -382,16 +393,9 @@ static void test_triangle_list(void)
 	ENSURE(meshgen_torus(&torus, 1.0f, 0.3f, 24, 12));
 	ENSURE(meshgen_box(&box, lo, hi, 3, false));
 	vkcol_mesh mt = gpu_mesh(ctx, &torus, 16, "torus"), mb = gpu_mesh(ctx, &box, 16, "box");
-	vkcol_mesh_info it, ib;
-	ENSURE(vkcol_mesh_get_info(ctx, mt, &it) == VKCOL_SUCCESS);
-	ENSURE(vkcol_mesh_get_info(ctx, mb, &ib) == VKCOL_SUCCESS);
 	uint32_t n = 300;
-	vkcol_pair *pairs = malloc(n * sizeof(*pairs));
+	vkcol_pair *pairs = random_pairs(ctx, mt, mb, n, 1.05f, 11);
 	vkcol_pair_result *r = malloc(n * sizeof(*r)), *r2 = malloc(n * sizeof(*r2));
-	uint64_t state = 11;
-	for (uint32_t i = 0; i < n; i++)
-		pairs[i] = (vkcol_pair){mt, mb, pose_identity(),
-		                        random_pose(&state, &it, &ib, 1.05f * (it.sphere_radius + ib.sphere_radius), 1.0f)};
 	uint64_t capacity = 200000;
 	vkcol_triangle_list list = {calloc(capacity, sizeof(vkcol_triangle_pair)), capacity, 0, false};
 	vkcol_triangle_pair *ref = calloc(capacity, sizeof(vkcol_triangle_pair));
