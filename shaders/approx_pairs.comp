@@ -8,123 +8,153 @@
 //  1. the cube-map vertex test of Intel's US 7,928,993: each vertex of B,
 //     moved into A's frame, is inside A when its distance to A's origin is at
 //     most A's map distance (channel G, the farthest surface) sampled in its
-//     direction with the hardware's linear cube filtering; then A's vertices
-//     against B's map. The first inside vertex decides the pair. Before any
-//     vertex, closed meshes whose origins' inner balls (radius = distance to
-//     the nearest triangle) overlap are accepted: those balls lie inside the
-//     solids, so the pair certainly collides.
-// Vertices come in spatial clusters: a cluster whose bounding sphere misses
-// the other mesh's AABB is skipped whole, and a vertex outside that AABB is
-// rejected before sampling. One invocation per pair (rather than a workgroup
-// striding over the vertices) needs no barriers, which cost a coroutine
-// switch each on CPU drivers such as lavapipe; the sampler array is indexed
-// through a switch on constants, so differing meshes within a workgroup are
-// legal.
+//     direction with the hardware's linear cube filtering; and A's vertices
+//     against B's map. Before any vertex, closed meshes whose origins' inner
+//     balls (radius = distance to the nearest triangle) overlap are accepted:
+//     those balls lie inside the solids, so the pair certainly collides.
+// Vertices come in spatial clusters, and clusters in groups: a group or
+// cluster whose bounding sphere misses the other mesh's AABB, or lies beyond
+// the other mesh's map by its cone bounds (cone_bound.glsl), is skipped whole.
+// This shader tests one cluster per direction, the one nearest the other
+// mesh's origin (when the meshes collide, the likeliest to hold an inside
+// vertex), and makes cluster jobs (shared.h) of the rest for
+// approx_jobs.comp: with one invocation per pair, the vertex loops of a
+// workgroup's pairs differ in length by orders of magnitude, and a SIMD CPU
+// driver such as lavapipe runs them all as long as the longest. When the
+// job list is full, the pair tests its clusters here instead. The sampler array
+// is indexed through a switch on constants, so differing meshes within a
+// workgroup are legal.
 #version 450
 #include "shared.h"
 #include "common.glsl"
 #include "pair_common.glsl"
+#include "approx_common.glsl"
 
-layout(local_size_x_id = 0) in;
-layout(std430, set = 0, binding = 0) readonly buffer Pairs { vkcol_gpu_pair pairs[]; };
-layout(std430, set = 0, binding = 1) readonly buffer Meshes { vkcol_gpu_mesh meshes[]; };
-layout(std430, set = 0, binding = 2) readonly buffer Vertices { vec4 vertices[]; };
 layout(std430, set = 0, binding = 3) writeonly buffer Results { vkcol_gpu_result results[]; };
-layout(std430, set = 0, binding = 4) buffer Stats { uint stats[]; };
-layout(std430, set = 0, binding = 5) readonly buffer Clusters { vec4 clusters[]; }; // centre, radius
-layout(set = 0, binding = 6) uniform samplerCubeArray maps[VKCOL_MAP_ARRAYS];
-layout(push_constant) uniform Push { vkcol_approx_params params; };
-#include "map_sample.glsl"
 
-uint g_vertex_tests = 0u, g_samples = 0u;
-
-// 64-bit counter as (low, high): the adder whose addition wraps the low word
-// carries, so concurrent additions stay exact.
-void add64(uint word, uint n)
+// May the ball cs (centre, radius) of `from`'s vertices, placed in `to`'s
+// frame by x -> r x + t, hold a vertex inside `to`? Not when it misses `to`'s
+// AABB, nor, with `cones`, when it lies beyond `to`'s map in every direction
+// it covers. d2: squared distance of its centre from `to`'s origin.
+bool ball_may_hit(vkcol_gpu_mesh to, mat3 r, vec3 t, vec4 cs, bool cones, out float d2)
 {
-	if (n == 0u)
-		return;
-	uint old = atomicAdd(stats[word], n);
-	if (old + n < old)
-		atomicAdd(stats[word + 1u], 1u);
+	vec3 cc = r * cs.xyz + t;
+	vec3 gap = max(max(box_min(to) - cc, cc - box_max(to)), vec3(0.0));
+	vec3 off = cc - vec3(to.origin_x, to.origin_y, to.origin_z);
+	d2 = dot(off, off);
+	if (dot(gap, gap) > cs.w * cs.w)
+		return false;
+	return !(cones && cone_beyond(to, off, sqrt(d2), cs.w));
 }
 
-// Tests the vertices of cluster c of `from` (in `to`'s frame by
-// x -> r x + t) against `to`'s map. Returns the depth of the first vertex
-// found inside (>= 0), or -1.
-float test_cluster(vkcol_gpu_mesh from, vkcol_gpu_mesh to, mat3 r, vec3 t, uint c, float lod)
+// Reserves n job slots: the index of the first, or NO_PAIR when the list is
+// full. Slots of a failed reservation that lie within the list are marked
+// empty (every later reservation fails too, so no valid job follows them).
+uint reserve_jobs(uint n)
 {
-	vec3 origin = vec3(to.origin_x, to.origin_y, to.origin_z);
-	vec3 lo = box_min(to), hi = box_max(to);
-	uint first = from.vertex_first + c * VKCOL_CLUSTER_SIZE;
-	uint end = min(first + VKCOL_CLUSTER_SIZE, from.vertex_first + from.vertex_count);
-	for (uint k = first; k < end; k++) {
-		g_vertex_tests++;
-		vec3 v = r * vertices[k].xyz + t;
-		if (any(lessThan(v, lo)) || any(greaterThan(v, hi)))
-			continue;
-		vec3 d = v - origin;
-		float dist = length(d);
-		if (dist == 0.0)
-			return 0.0;
-		g_samples++;
-		float outer = map_sample(to.map_array, d, float(to.map_layer), lod).g;
-		if (dist <= outer)
-			return outer - dist;
+	uint first = atomicAdd(job_args[3], n);
+	if (first + n > params.job_capacity) {
+		for (uint s = first; s < params.job_capacity; s++)
+			jobs[s] = uvec2(NO_PAIR, 0u);
+		return NO_PAIR;
 	}
-	return -1.0;
+	atomicMax(job_args[0], (first + n + gl_WorkGroupSize.x - 1u) / gl_WorkGroupSize.x);
+	return first;
 }
 
-// Tests the vertices of mesh `from` (placed in `to`'s frame by x -> r x + t)
-// against `to`'s map. Returns the depth of the first vertex found inside
-// (>= 0), or -1 when none is. The cluster nearest `to`'s origin goes first:
-// when the meshes collide its vertices are the likeliest to be inside, and a
-// colliding pair then stops after one cluster instead of a fair share of all.
-float test_vertices(vkcol_gpu_mesh from, vkcol_gpu_mesh to, mat3 r, vec3 t)
+// One direction of a pair: `from`'s vertices placed in `to`'s frame by
+// x -> r x + t; direction 0 = B's vertices in A, 1 = A's in B.
+struct side {
+	vkcol_gpu_mesh from, to;
+	mat3 r;
+	vec3 t;
+	uint direction;
+	bool cones;     // cone bounds apply (level 0's linear filtering only)
+	uint groups;    // groups of `from`
+	uint touching;  // bit g set: group g (< 32) may hold an inside vertex
+	uint nearest;   // the group nearest `to`'s origin that may, or NO_PAIR
+	uint tested;    // its cluster nearest `to`'s origin that may, tested here
+};
+
+// The clusters of group g of s.from that may hold a vertex inside s.to, as
+// a mask from the group's first cluster; closest: the nearest of them.
+uint group_mask(side s, uint g, out uint closest)
 {
-	vec3 origin = vec3(to.origin_x, to.origin_y, to.origin_z);
-	vec3 lo = box_min(to), hi = box_max(to);
-	float lod = float(min(params.mip_level, to.map_levels - 1u));
-	uint nearest = 0xffffffffu;
-	float nearest_d2 = 3.4e38;
-	uint touching = 0u; // bit c set: cluster c (< 32) meets `to`'s AABB
-	for (uint c = 0u; c < from.cluster_count; c++) {
-		// A cluster whose sphere misses `to`'s AABB holds no vertex inside.
-		vec4 cs = clusters[from.cluster_first + c];
-		vec3 cc = r * cs.xyz + t;
-		vec3 gap = max(max(lo - cc, cc - hi), vec3(0.0));
-		if (dot(gap, gap) > cs.w * cs.w)
+	uint first = g * VKCOL_GROUP_CLUSTERS;
+	uint end = min(first + VKCOL_GROUP_CLUSTERS, s.from.cluster_count);
+	uint mask = 0u;
+	float closest_d2 = 3.4e38, d2;
+	closest = NO_PAIR;
+	for (uint c = first; c < end; c++)
+		if (ball_may_hit(s.to, s.r, s.t, clusters[s.from.cluster_first + c], s.cones, d2)) {
+			mask |= 1u << (c - first);
+			if (d2 < closest_d2) {
+				closest_d2 = d2;
+				closest = c;
+			}
+		}
+	return mask;
+}
+
+// Finds the groups of s.from that may hold an inside vertex and tests, here,
+// the nearest cluster of the nearest of them: when the meshes collide its
+// vertices are the likeliest to be inside. Returns that vertex's depth, or -1.
+float test_nearest(inout side s)
+{
+	s.cones = map_lod(s.to) == 0.0 && (params.flags & VKCOL_APPROX_NO_CONES) == 0u;
+	s.groups = (s.from.cluster_count + VKCOL_GROUP_CLUSTERS - 1u) / VKCOL_GROUP_CLUSTERS;
+	s.touching = 0u;
+	s.nearest = NO_PAIR;
+	s.tested = NO_PAIR;
+	uint group_first = s.from.cluster_first + s.from.cluster_count;
+	float nearest_d2 = 3.4e38, d2;
+	for (uint g = 0u; g < s.groups; g++) {
+		if (!ball_may_hit(s.to, s.r, s.t, clusters[group_first + g], s.cones, d2))
 			continue;
-		if (c < 32u)
-			touching |= 1u << c;
-		vec3 off = cc - origin;
-		float d2 = dot(off, off);
+		if (g < 32u)
+			s.touching |= 1u << g;
 		if (d2 < nearest_d2) {
 			nearest_d2 = d2;
-			nearest = c;
+			s.nearest = g;
 		}
 	}
-	if (nearest == 0xffffffffu)
+	if (s.nearest == NO_PAIR)
 		return -1.0;
-	float depth = test_cluster(from, to, r, t, nearest, lod);
-	if (depth >= 0.0)
-		return depth;
-	for (uint c = 0u; c < from.cluster_count; c++) {
-		if (c == nearest)
+	group_mask(s, s.nearest, s.tested);
+	return s.tested == NO_PAIR ? -1.0 : test_cluster(s.from, s.to, s.r, s.t, s.tested);
+}
+
+// Makes jobs of the clusters of s.from that may hold a vertex inside s.to,
+// but the one test_nearest tested. Returns the depth of an inside vertex
+// found here (the job list was full), else -1.
+float make_jobs(uint p, side s)
+{
+	if (s.nearest == NO_PAIR)
+		return -1.0;
+	uint group_first = s.from.cluster_first + s.from.cluster_count;
+	float d2;
+	for (uint g = 0u; g < s.groups; g++) {
+		if (g != s.nearest && (g < 32u ? (s.touching & (1u << g)) == 0u
+		                               : !ball_may_hit(s.to, s.r, s.t, clusters[group_first + g], s.cones, d2)))
 			continue;
-		if (c < 32u) {
-			if ((touching & (1u << c)) == 0u)
+		uint closest, first = g * VKCOL_GROUP_CLUSTERS;
+		uint mask = group_mask(s, g, closest);
+		if (g == s.nearest && s.tested != NO_PAIR)
+			mask &= ~(1u << (s.tested - first));
+		if (mask == 0u)
+			continue;
+		uint slot = reserve_jobs(uint(bitCount(mask)));
+		for (uint c = first; mask != 0u; c++, mask >>= 1) {
+			if ((mask & 1u) == 0u)
 				continue;
-		} else {
-			vec4 cs = clusters[from.cluster_first + c];
-			vec3 cc = r * cs.xyz + t;
-			vec3 gap = max(max(lo - cc, cc - hi), vec3(0.0));
-			if (dot(gap, gap) > cs.w * cs.w)
-				continue;
+			if (slot != NO_PAIR) {
+				jobs[slot++] = uvec2(p, c | (s.direction << 31));
+			} else {
+				float depth = test_cluster(s.from, s.to, s.r, s.t, c);
+				if (depth >= 0.0)
+					return depth;
+			}
 		}
-		depth = test_cluster(from, to, r, t, c, lod);
-		if (depth >= 0.0)
-			return depth;
 	}
 	return -1.0;
 }
@@ -142,16 +172,21 @@ void main()
 		results[p] = vkcol_gpu_result(0u, VKCOL_STAGE_BOUNDS, 0.0, 0u);
 		return;
 	}
-	// Stage 1: overlapping inner balls, then B's vertices in A's frame, then
-	// A's in B's.
+	// Stage 1: overlapping inner balls; the nearest cluster of B's vertices
+	// in A's frame and of A's in B's; then jobs for the other clusters.
 	float depth = inner_ball_overlap(a, b, f);
+	side ba, ab;
+	ba.from = b, ba.to = a, ba.r = f.r_ba, ba.t = f.t_ba, ba.direction = 0u;
+	ab.from = a, ab.to = b, ab.r = f.r_ab, ab.t = f.t_ab, ab.direction = 1u;
+	ba.nearest = ab.nearest = NO_PAIR;
 	if (depth < 0.0)
-		depth = test_vertices(b, a, f.r_ba, f.t_ba);
+		depth = test_nearest(ba);
 	if (depth < 0.0)
-		depth = test_vertices(a, b, f.r_ab, f.t_ab);
+		depth = test_nearest(ab);
+	if (depth < 0.0)
+		depth = make_jobs(p, ba);
+	if (depth < 0.0)
+		depth = make_jobs(p, ab);
 	results[p] = vkcol_gpu_result(depth >= 0.0 ? 1u : 0u, VKCOL_STAGE_CUBE_MAP, max(depth, 0.0), 0u);
-	if (params.collect_stats != 0u) {
-		add64(VKCOL_STAT_VERTEX_TESTS, g_vertex_tests);
-		add64(VKCOL_STAT_CUBE_SAMPLES, g_samples);
-	}
+	add_stats();
 }

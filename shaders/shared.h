@@ -70,7 +70,10 @@ VKCOL_STRUCT(vkcol_cubemap_mip_params) {
 // each mesh's vertices (those some triangle uses) in the tree's triangle
 // order, so runs of VKCOL_CLUSTER_SIZE consecutive vertices are spatially
 // compact; cluster k covers vertices vertex_first + k * VKCOL_CLUSTER_SIZE on,
-// with a bounding sphere in the clusters buffer.
+// with a bounding sphere (vec4) at cluster_first + k of the cluster pool.
+// Group g of VKCOL_GROUP_CLUSTERS clusters, from cluster g *
+// VKCOL_GROUP_CLUSTERS on, has its bounding sphere at cluster_first +
+// cluster_count + g.
 VKCOL_STRUCT(vkcol_gpu_mesh) {
 	VKCOL_F32 origin_x, origin_y, origin_z;
 	VKCOL_U32 vertex_first;  // into the batch vertex pool
@@ -93,10 +96,25 @@ VKCOL_STRUCT(vkcol_gpu_mesh) {
 	VKCOL_U32 piece_first;   // VKCOL_PIECE_VERTICES vertices per connected piece, in the piece pool
 	VKCOL_U32 piece_count;
 	VKCOL_U32 tree_depth;
-	VKCOL_U32 pad0, pad1;
+	// Into the cluster pool (vec4 units): the mesh's VKCOL_CONE_FLOATS cone
+	// bounds (cone_bound.glsl).
+	VKCOL_U32 cone_first;
+	VKCOL_U32 pad1;
 } VKCOL_STRUCT_END(vkcol_gpu_mesh)
 
-#define VKCOL_CLUSTER_SIZE 32
+#define VKCOL_CLUSTER_SIZE 16
+#define VKCOL_GROUP_CLUSTERS 8
+
+// Cone bounds of a distance cube map (src/cone_bound.c): level l = 0 ..
+// VKCOL_CONE_LEVELS - 1 divides each cube face into n x n cells, n =
+// VKCOL_CONE_CELLS >> l, and holds per cell an upper bound of the map's outer
+// distance over every direction within VKCOL_CONE_ANGLE(l) radians of the
+// cell. Cells are numbered (face * n + j) * n + i within a level, levels
+// follow each other from the finest.
+#define VKCOL_CONE_CELLS 16
+#define VKCOL_CONE_LEVELS 5
+#define VKCOL_CONE_ANGLE(l) ((1 << (l)) * (1.0 / VKCOL_CONE_CELLS))
+#define VKCOL_CONE_FLOATS 2048 // 6 * (256 + 64 + 16 + 4 + 1) = 2046, padded to whole vec4s
 
 // A query as the caller gives it (vkcol_pair): mesh ids and two poses,
 // quaternions w first.
@@ -114,13 +132,28 @@ VKCOL_STRUCT(vkcol_gpu_result) {
 	VKCOL_U32 triangle_pairs;
 } VKCOL_STRUCT_END(vkcol_gpu_result)
 
-// Push constants of approx_pairs.comp.
+// Push constants of approx_pairs.comp and approx_jobs.comp.
 VKCOL_STRUCT(vkcol_approx_params) {
 	VKCOL_U32 pair_count;   // pairs in this chunk
 	VKCOL_U32 mip_level;
 	VKCOL_U32 mesh_index_mask; // id -> slot: (id & mask) - 1
-	VKCOL_U32 collect_stats;   // 1: add to the counters of binding 5
+	VKCOL_U32 flags;           // VKCOL_APPROX_*
+	VKCOL_U32 job_capacity;    // cluster jobs binding 6 holds
 } VKCOL_STRUCT_END(vkcol_approx_params)
+
+// Cluster jobs of approx mode: approx_pairs.comp decides what the bounds, the
+// inner balls, the balls of vertex groups and clusters and one cluster per
+// direction can; each cluster left to test becomes a job (uvec2: pair,
+// cluster | direction << 31, where direction 1 = A's vertices in B's map),
+// which approx_jobs.comp tests, one invocation per job, so that the vertex
+// loops of a workgroup's invocations have equal lengths. Binding 7 holds the
+// indirect dispatch of the jobs (x, y, z) and their count.
+#define VKCOL_JOB_ARGS_WORDS 4
+
+// vkcol_approx_params.flags: add to the counters of binding 4; leave the
+// cone bounds unused (tests compare the answers with and without them).
+#define VKCOL_APPROX_STATS 1u
+#define VKCOL_APPROX_NO_CONES 2u
 
 // Counters of approx_pairs.comp (binding 4): 64-bit values as (low, high)
 // uint pairs, added to with carry.
@@ -212,7 +245,7 @@ _Static_assert(sizeof(vkcol_cubemap_mip_params) == 16, "push constant layout");
 _Static_assert(sizeof(vkcol_gpu_mesh) == 112, "std430 layout of vkcol_gpu_mesh");
 _Static_assert(sizeof(vkcol_gpu_pair) == 64, "std430 layout of vkcol_gpu_pair");
 _Static_assert(sizeof(vkcol_gpu_result) == 16, "std430 layout of vkcol_gpu_result");
-_Static_assert(sizeof(vkcol_approx_params) == 16, "push constant layout");
+_Static_assert(sizeof(vkcol_approx_params) == 20, "push constant layout");
 _Static_assert(sizeof(vkcol_sample_raw_params) == 16, "push constant layout");
 _Static_assert(sizeof(vkcol_exact_params) == 32, "push constant layout");
 _Static_assert(sizeof(vkcol_gpu_node) == 32, "std430 layout of vkcol_gpu_node");

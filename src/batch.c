@@ -30,7 +30,7 @@ typedef struct batch_pool {
 	uint32_t id_count;
 	gpu_buffer meshes;    // vkcol_gpu_mesh per slot (mesh_capacity entries)
 	gpu_buffer vertices;  // vec4 per used, distinct vertex of every live mesh
-	gpu_buffer clusters;  // vec4 (centre, radius) per VKCOL_CLUSTER_SIZE vertices
+	gpu_buffer clusters;  // per mesh: vec4 (centre, radius) per VKCOL_CLUSTER_SIZE vertices, then its cone bounds
 	gpu_buffer nodes;     // every mesh's tree nodes, absolute indices (exact mode)
 	gpu_buffer triangles; // uvec4 (v0, v1, v2, original) in tree order, absolute vertex indices
 	gpu_buffer pieces;    // VKCOL_PIECE_VERTICES extreme vertices (absolute) per connected piece of each mesh
@@ -96,12 +96,38 @@ static bool pool_current(const vkcol_context *ctx)
 	return n == pool->id_count;
 }
 
+// Bounding sphere (AABB centre, farthest vertex) of vertices first .. end - 1
+// of verts (vec4 each) into out (centre, radius).
+static void bounding_sphere(const float *verts, uint32_t first, uint32_t end, float *out)
+{
+	double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+	for (uint32_t v = first; v < end; v++)
+		for (int k = 0; k < 3; k++) {
+			lo[k] = fmin(lo[k], verts[4 * (size_t)v + k]);
+			hi[k] = fmax(hi[k], verts[4 * (size_t)v + k]);
+		}
+	double c[3] = {0.5 * (lo[0] + hi[0]), 0.5 * (lo[1] + hi[1]), 0.5 * (lo[2] + hi[2])}, r2 = 0;
+	for (uint32_t v = first; v < end; v++) {
+		double d2 = 0;
+		for (int k = 0; k < 3; k++)
+			d2 += (verts[4 * (size_t)v + k] - c[k]) * (verts[4 * (size_t)v + k] - c[k]);
+		r2 = fmax(r2, d2);
+	}
+	for (int k = 0; k < 3; k++)
+		out[k] = (float)c[k];
+	// Rounding of the float centre: a relative pad keeps the sphere
+	// containing its vertices.
+	out[3] = (float)(sqrt(r2) * (1.0 + 1e-5) + 1e-6 * (fabs(c[0]) + fabs(c[1]) + fabs(c[2])));
+}
+
 // Appends mesh m's vertices to out (vec4 each): only vertices some triangle
 // uses, one per welded position, in the order the tree's triangles first
-// reach them, so consecutive vertices are close in space. Then one bounding
-// sphere per VKCOL_CLUSTER_SIZE of them. Returns the vertex count; *clusters
-// advances. remap (vertex_count entries) receives, for each welded
-// representative, its index among the emitted vertices (UINT32_MAX: unused).
+// reach them, so consecutive vertices are close in space. Then to
+// cluster_out, from *clusters on (which advances): one bounding sphere per
+// VKCOL_CLUSTER_SIZE vertices, then one per VKCOL_GROUP_CLUSTERS clusters.
+// Returns the vertex count. remap (vertex_count entries) receives, for each
+// welded representative, its index among the emitted vertices (UINT32_MAX:
+// unused).
 static uint32_t emit_vertices(const mesh_cpu *m, uint32_t *remap, float *out, float *cluster_out, uint32_t *clusters)
 {
 	uint32_t n = 0;
@@ -118,29 +144,13 @@ static uint32_t emit_vertices(const mesh_cpu *m, uint32_t *remap, float *out, fl
 			n++;
 		}
 	}
-	for (uint32_t first = 0; first < n; first += VKCOL_CLUSTER_SIZE) {
-		uint32_t end = first + VKCOL_CLUSTER_SIZE < n ? first + VKCOL_CLUSTER_SIZE : n;
-		double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
-		for (uint32_t v = first; v < end; v++)
-			for (int k = 0; k < 3; k++) {
-				lo[k] = fmin(lo[k], out[4 * (size_t)v + k]);
-				hi[k] = fmax(hi[k], out[4 * (size_t)v + k]);
-			}
-		double c[3] = {0.5 * (lo[0] + hi[0]), 0.5 * (lo[1] + hi[1]), 0.5 * (lo[2] + hi[2])}, r2 = 0;
-		for (uint32_t v = first; v < end; v++) {
-			double d2 = 0;
-			for (int k = 0; k < 3; k++)
-				d2 += (out[4 * (size_t)v + k] - c[k]) * (out[4 * (size_t)v + k] - c[k]);
-			r2 = fmax(r2, d2);
+	const uint32_t sizes[2] = {VKCOL_CLUSTER_SIZE, VKCOL_CLUSTER_SIZE * VKCOL_GROUP_CLUSTERS};
+	for (int level = 0; level < 2; level++)
+		for (uint32_t first = 0; first < n; first += sizes[level]) {
+			uint32_t end = first + sizes[level] < n ? first + sizes[level] : n;
+			bounding_sphere(out, first, end, &cluster_out[4 * (size_t)*clusters]);
+			(*clusters)++;
 		}
-		float *cs = &cluster_out[4 * (size_t)*clusters];
-		for (int k = 0; k < 3; k++)
-			cs[k] = (float)c[k];
-		// Rounding of the float centre: a relative pad keeps the sphere
-		// containing its vertices.
-		cs[3] = (float)(sqrt(r2) * (1.0 + 1e-5) + 1e-6 * (fabs(c[0]) + fabs(c[1]) + fabs(c[2])));
-		(*clusters)++;
-	}
 	return n;
 }
 
@@ -244,7 +254,9 @@ static vkcol_result pool_build(vkcol_context *ctx)
 			triangle_total += ctx->meshes[i].cpu.triangle_count;
 			if (ctx->meshes[i].cpu.tree.depth > pool->max_depth)
 				pool->max_depth = ctx->meshes[i].cpu.tree.depth;
-			cluster_total += (nv + VKCOL_CLUSTER_SIZE - 1) / VKCOL_CLUSTER_SIZE;
+			uint32_t clusters = (nv + VKCOL_CLUSTER_SIZE - 1) / VKCOL_CLUSTER_SIZE;
+			cluster_total += clusters + (clusters + VKCOL_GROUP_CLUSTERS - 1) / VKCOL_GROUP_CLUSTERS +
+			                 VKCOL_CONE_FLOATS / 4;
 			max_vertices = nv > max_vertices ? nv : max_vertices;
 			cubes[array_index(ctx->meshes[i].cube.resolution)]++;
 		}
@@ -323,6 +335,10 @@ static vkcol_result pool_build(vkcol_context *ctx)
 		    emit_tree(&s->cpu, seen, used_vertices, (uint32_t)vertex_first, &host_vertices[4 * vertex_first],
 		              node_next, triangle_next, &host_nodes[node_next], &host_triangles[4 * (size_t)triangle_next],
 		              parent, slot, &host_pieces[piece_next]);
+		uint32_t cluster_count = (used_vertices + VKCOL_CLUSTER_SIZE - 1) / VKCOL_CLUSTER_SIZE;
+		memcpy(&host_clusters[4 * (size_t)cluster_next], s->cone_bounds, VKCOL_CONE_FLOATS * sizeof(float));
+		uint32_t cone_first = cluster_next;
+		cluster_next += VKCOL_CONE_FLOATS / 4;
 		vkcol_gpu_mesh *r = &records[i];
 		*r = (vkcol_gpu_mesh){
 		    .origin_x = s->cpu.origin[0],
@@ -338,7 +354,7 @@ static vkcol_result pool_build(vkcol_context *ctx)
 		    .map_layer = next_cube[k],
 		    .map_levels = s->cube.levels,
 		    .cluster_first = cluster_first,
-		    .cluster_count = cluster_next - cluster_first,
+		    .cluster_count = cluster_count,
 		    .inner_radius = inner_radius_for_gpu(&s->cpu),
 		    .aabb_min_x = s->cpu.aabb_min[0],
 		    .aabb_min_y = s->cpu.aabb_min[1],
@@ -351,6 +367,7 @@ static vkcol_result pool_build(vkcol_context *ctx)
 		    .piece_first = piece_next,
 		    .piece_count = piece_count,
 		    .tree_depth = s->cpu.tree.depth,
+		    .cone_first = cone_first,
 		};
 		node_next += s->cpu.tree.node_count;
 		triangle_next += s->cpu.triangle_count;
@@ -473,7 +490,9 @@ typedef struct frame {
 	gpu_buffer pairs;   // host-visible: the shader reads the caller's pairs in place
 	gpu_buffer results; // host-visible: read back without a copy
 	gpu_buffer stats;   // VKCOL_STAT_WORDS counters, zeroed per chunk
-	VkDescriptorSet set;
+	gpu_buffer jobs;    // cluster jobs (shared.h)
+	gpu_buffer job_args; // their indirect dispatch and count
+	VkDescriptorSet set, jobs_set; // approx_pairs, approx_jobs
 	VkCommandBuffer cmd;
 	VkFence fence;
 	bool in_flight;
@@ -494,6 +513,11 @@ static uint32_t max_chunk(const vkcol_context *ctx)
 // 2^18 pairs: 16 MiB of pairs and 4 MiB of results per frame; large enough
 // to fill a GPU, small enough that memory stays bounded.
 #define DEFAULT_CHUNK (1u << 18)
+
+// Cluster jobs per pair of a chunk, on average, that approx mode's job list
+// holds (pairs past it test their clusters themselves: slower, the same
+// answers). With DEFAULT_CHUNK, 16 MiB per frame.
+#define APPROX_JOBS_PER_PAIR 8u
 
 static double now_seconds(void)
 {
@@ -928,7 +952,7 @@ VKCOL_API vkcol_result vkcol_batch_run(vkcol_context *ctx, const vkcol_batch_des
 	const core_env *env = &ctx->env;
 	vkcol_result res = VKCOL_SUCCESS;
 	frame frames[2] = {0};
-	gpu_pipeline *approx = NULL;
+	gpu_pipeline *approx = NULL, *approx_jobs = NULL;
 	if (!desc || (desc->pair_count > 0 && (!desc->pairs || !results))) {
 		CORE_ERROR(env, "vkcol_batch_run: desc, desc->pairs and results are required");
 		return VKCOL_ERROR_INVALID_ARGUMENT;
@@ -975,12 +999,19 @@ VKCOL_API vkcol_result vkcol_batch_run(vkcol_context *ctx, const vkcol_batch_des
 		return res;
 	}
 	TRY(pipeline_get(ctx, PIPELINE_APPROX, &approx));
+	TRY(pipeline_get(ctx, PIPELINE_APPROX_JOBS, &approx_jobs));
 
 	uint32_t chunk = desc->chunk_pairs ? desc->chunk_pairs : DEFAULT_CHUNK;
 	if (chunk > max_chunk(ctx))
 		chunk = max_chunk(ctx);
 	if ((uint64_t)chunk > desc->pair_count)
 		chunk = (uint32_t)desc->pair_count;
+	// The jobs are one indirect dispatch of one dimension.
+	uint64_t job_max = (uint64_t)ctx->props.limits.maxComputeWorkGroupCount[0] * VKCOL_WORKGROUP_SIZE;
+	uint64_t job_capacity = APPROX_JOBS_PER_PAIR * (uint64_t)chunk;
+	job_capacity = job_capacity < job_max ? job_capacity : job_max;
+	if (ctx->approx_job_capacity_override)
+		job_capacity = ctx->approx_job_capacity_override;
 
 	VkImageView views[VKCOL_MAP_ARRAYS];
 	for (uint32_t k = 0; k < VKCOL_MAP_ARRAYS; k++)
@@ -993,9 +1024,17 @@ VKCOL_API vkcol_result vkcol_batch_run(vkcol_context *ctx, const vkcol_batch_des
 		                      GPU_MEMORY_READBACK, "batch results", &f->results));
 		TRY(gpu_buffer_create(ctx, VKCOL_STAT_WORDS * 4, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, GPU_MEMORY_READBACK,
 		                      "batch stats", &f->stats));
-		gpu_binding bindings[6] = {{&f->pairs, 0, 0},   {&ctx->pool->meshes, 0, 0}, {&ctx->pool->vertices, 0, 0},
-		                           {&f->results, 0, 0}, {&f->stats, 0, 0},         {&ctx->pool->clusters, 0, 0}};
+		TRY(gpu_buffer_create(ctx, job_capacity * 8, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
+		                      GPU_MEMORY_DEVICE, "approx cluster jobs", &f->jobs));
+		TRY(gpu_buffer_create(ctx, VKCOL_JOB_ARGS_WORDS * 4,
+		                      VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT |
+		                          VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+		                      GPU_MEMORY_DEVICE, "approx job dispatch", &f->job_args));
+		gpu_binding bindings[8] = {{&f->pairs, 0, 0},   {&ctx->pool->meshes, 0, 0}, {&ctx->pool->vertices, 0, 0},
+		                           {&f->results, 0, 0}, {&f->stats, 0, 0},         {&ctx->pool->clusters, 0, 0},
+		                           {&f->jobs, 0, 0},    {&f->job_args, 0, 0}};
 		TRY(gpu_pipeline_bind(ctx, approx, bindings, views, ctx->cube_sampler, &f->set));
+		TRY(gpu_pipeline_bind(ctx, approx_jobs, bindings, views, ctx->cube_sampler, &f->jobs_set));
 		VkCommandBufferAllocateInfo alloc = {VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO, NULL, ctx->command_pool,
 		                                     VK_COMMAND_BUFFER_LEVEL_PRIMARY, 1};
 		VK_TRY(env, ctx->vk.vkAllocateCommandBuffers(ctx->device, &alloc, &f->cmd));
@@ -1021,13 +1060,23 @@ VKCOL_API vkcol_result vkcol_batch_run(vkcol_context *ctx, const vkcol_batch_des
 		VkCommandBufferBeginInfo begin = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
 		                                  .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT};
 		VK_TRY(env, ctx->vk.vkBeginCommandBuffer(f->cmd, &begin));
-		vkcol_approx_params params = {(uint32_t)count, desc->mip_level, MESH_MAX_COUNT, stats != NULL};
-		if (stats) {
+		vkcol_approx_params params = {
+		    .pair_count = (uint32_t)count,
+		    .mip_level = desc->mip_level,
+		    .mesh_index_mask = MESH_MAX_COUNT,
+		    .flags = (stats != NULL ? VKCOL_APPROX_STATS : 0u) | (ctx->cone_bounds_off ? VKCOL_APPROX_NO_CONES : 0u),
+		    .job_capacity = (uint32_t)job_capacity,
+		};
+		static const uint32_t no_jobs[VKCOL_JOB_ARGS_WORDS] = {0, 1, 1, 0}; // no groups, no jobs
+		ctx->vk.vkCmdUpdateBuffer(f->cmd, f->job_args.buffer, 0, sizeof(no_jobs), no_jobs);
+		if (stats)
 			ctx->vk.vkCmdFillBuffer(f->cmd, f->stats.buffer, 0, VK_WHOLE_SIZE, 0);
-			gpu_barrier_all(ctx, f->cmd);
-		}
+		gpu_barrier_all(ctx, f->cmd);
 		gpu_pipeline_dispatch(ctx, f->cmd, approx, f->set, &params,
 		                      (uint32_t)((count + VKCOL_WORKGROUP_SIZE - 1) / VKCOL_WORKGROUP_SIZE));
+		gpu_barrier_all(ctx, f->cmd);
+		gpu_pipeline_dispatch(ctx, f->cmd, approx_jobs, f->jobs_set, &params, 0); // binds only
+		ctx->vk.vkCmdDispatchIndirect(f->cmd, f->job_args.buffer, 0);
 		gpu_barrier_all(ctx, f->cmd);
 		VK_TRY(env, ctx->vk.vkEndCommandBuffer(f->cmd));
 		VK_TRY(env, ctx->vk.vkResetFences(ctx->device, 1, &f->fence));
@@ -1066,6 +1115,8 @@ cleanup:
 		gpu_buffer_destroy(ctx, &f->pairs);
 		gpu_buffer_destroy(ctx, &f->results);
 		gpu_buffer_destroy(ctx, &f->stats);
+		gpu_buffer_destroy(ctx, &f->jobs);
+		gpu_buffer_destroy(ctx, &f->job_args);
 	}
 	return res;
 }

@@ -56,6 +56,7 @@ typedef struct mesh_slot {
 	mesh_gpu gpu;
 	uint32_t cube_resolution;
 	cube_map cube;
+	float *cone_bounds; // VKCOL_CONE_FLOATS, cone_bound.h
 } mesh_slot;
 
 struct vkcol_context {
@@ -91,6 +92,8 @@ struct vkcol_context {
 
 	struct batch_pool *pool; // batch-side copies of the meshes (batch.c)
 	uint32_t frontier_capacity_override; // tests only: > 0 shrinks the exact-mode frontiers
+	bool cone_bounds_off;                // tests: approx mode skips no vertex cluster by its cone bound
+	uint32_t approx_job_capacity_override; // tests: > 0 sets approx mode's cluster jobs per chunk
 	uint32_t traverse_budget_override;   // tests and benchmarks: > 0 sets the depth-first steps per traversal item
 };
 

@@ -14,6 +14,7 @@
 // - The tree: CN 102663825 (aabb_tree.c).
 #include "mesh.h"
 
+#include "cone_bound.h"
 #include "device.h"
 #include "reference.h"
 
@@ -901,6 +902,7 @@ static void slot_release(vkcol_context *ctx, mesh_slot *slot)
 	gpu_buffer_destroy(ctx, &slot->gpu.triangles);
 	gpu_buffer_destroy(ctx, &slot->gpu.nodes);
 	distance_map_destroy(ctx, &slot->cube);
+	core_free(&ctx->env, slot->cone_bounds);
 	mesh_cpu_free(&ctx->env, &slot->cpu);
 	uint32_t generation = slot->generation;
 	memset(slot, 0, sizeof(*slot));
@@ -983,6 +985,12 @@ VKCOL_API vkcol_result vkcol_mesh_create(vkcol_context *ctx, const vkcol_mesh_de
 	           &slot->gpu.nodes));
 	slot->cube_resolution = desc->cube_resolution ? desc->cube_resolution : MESH_DEFAULT_CUBE_RESOLUTION;
 	TRY(distance_map_build(ctx, m, &slot->gpu, slot->cube_resolution, &slot->cube));
+	slot->cone_bounds = core_calloc(env, VKCOL_CONE_FLOATS, sizeof(float));
+	if (slot->cone_bounds == NULL) {
+		res = VKCOL_ERROR_OUT_OF_HOST_MEMORY;
+		goto cleanup;
+	}
+	cone_bounds_build(m, slot->cube_resolution, slot->cone_bounds);
 	slot->used = true;
 	*out = slot_handle(ctx, index);
 	CORE_DEBUG(env, "mesh '%s': %u vertices (%u unique), %u triangles, %s, tree depth %u, %u nodes", m->name,

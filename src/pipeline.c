@@ -218,7 +218,9 @@ vkcol_result pipeline_get(vkcol_context *ctx, pipeline_id id, gpu_pipeline **out
 	} table[PIPELINE_COUNT] = {
 	    [PIPELINE_CUBEMAP_BUILD] = {&shader_cubemap_build, 4, sizeof(vkcol_cubemap_build_params), 0, "cubemap_build"},
 	    [PIPELINE_CUBEMAP_MIP] = {&shader_cubemap_mip, 1, sizeof(vkcol_cubemap_mip_params), 0, "cubemap_mip"},
-	    [PIPELINE_APPROX] = {&shader_approx_pairs, 6, sizeof(vkcol_approx_params), VKCOL_MAP_ARRAYS, "approx_pairs"},
+	    [PIPELINE_APPROX] = {&shader_approx_pairs, 8, sizeof(vkcol_approx_params), VKCOL_MAP_ARRAYS, "approx_pairs"},
+	    [PIPELINE_APPROX_JOBS] = {&shader_approx_jobs, 8, sizeof(vkcol_approx_params), VKCOL_MAP_ARRAYS,
+	                              "approx_jobs"},
 	    [PIPELINE_SAMPLE_RAW] = {&shader_sample_raw, 1, sizeof(vkcol_sample_raw_params), 1, "sample_raw"},
 	    [PIPELINE_EXACT_SETUP] = {&shader_exact_setup, 15, sizeof(vkcol_exact_params), VKCOL_MAP_ARRAYS,
 	                             "exact_setup"},

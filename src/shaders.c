@@ -22,6 +22,11 @@ static const uint32_t approx_pairs_spv[] = {
 };
 const shader_code shader_approx_pairs = {approx_pairs_spv, sizeof(approx_pairs_spv)};
 
+static const uint32_t approx_jobs_spv[] = {
+#include "approx_jobs.spv.inc"
+};
+const shader_code shader_approx_jobs = {approx_jobs_spv, sizeof(approx_jobs_spv)};
+
 static const uint32_t sample_raw_spv[] = {
 #include "sample_raw.spv.inc"
 };

@@ -3,6 +3,7 @@
 // tolerance band, stage reporting, meshes of several resolutions in one batch,
 // chunking and 2D dispatch with a batch larger than 65535 x workgroup size,
 // progress and interruption, and every bad-input case. Validation on.
+#include "device.h"
 #include "gpu_util.h"
 #include "shared.h"
 
@@ -114,6 +115,94 @@ static void test_spheres_analytic(void)
 	ENSURE(run(ctx, &fresh, 1, results, 0) == VKCOL_SUCCESS);
 	ENSURE_EQ_INT(results[0].collide, 1);
 	meshgen_free(&sphere);
+	ENSURE_EQ_INT(vkcol_context_validation_message_count(ctx), 0);
+	vkcol_context_destroy(ctx);
+}
+
+// Uniform random rotation (Shoemake) and a translation uniform in a ball of
+// the given radius.
+static vkcol_pose random_pose(uint64_t *state, float radius)
+{
+	double u1 = meshgen_random_unit(state), u2 = meshgen_random_unit(state), u3 = meshgen_random_unit(state);
+	double a = sqrt(1 - u1), b = sqrt(u1), x, y, z;
+	do {
+		x = 2 * meshgen_random_unit(state) - 1;
+		y = 2 * meshgen_random_unit(state) - 1;
+		z = 2 * meshgen_random_unit(state) - 1;
+	} while (x * x + y * y + z * z > 1);
+	return (vkcol_pose){{(float)(b * cos(6.283185307179586 * u3)), (float)(a * sin(6.283185307179586 * u2)),
+	                     (float)(a * cos(6.283185307179586 * u2)), (float)(b * sin(6.283185307179586 * u3))},
+	                    {(float)(x * radius), (float)(y * radius), (float)(z * radius)}};
+}
+
+// Skipping vertex clusters by their cone bounds, and testing clusters in the
+// pair's own invocation when the job list is full, change no answer: the
+// same collide flags and stages with the cone bounds off and with a job
+// list of one job, on random poses of a torus, a box, an open grid and a
+// triangle soup against other meshes; and the cone bounds do skip vertices.
+static void test_cluster_culling(void)
+{
+	vkcol_context *ctx = gpu_context();
+	if (!ctx)
+		return;
+	meshgen_mesh torus, box, sphere, grid, soup;
+	const float c[3] = {0, 0, 0}, lo[3] = {-0.7f, -0.5f, -0.3f}, hi[3] = {0.7f, 0.5f, 0.3f};
+	ENSURE(meshgen_torus(&torus, 1.0f, 0.35f, 48, 24));
+	ENSURE(meshgen_box(&box, lo, hi, 8, true));
+	ENSURE(meshgen_sphere(&sphere, c, 0.8f, 24, 48));
+	ENSURE(meshgen_grid(&grid, 16, 16, 2.0f, 2.0f));
+	ENSURE(meshgen_soup(&soup, 400, 1.0f, 0.2f, 5));
+	vkcol_mesh mt = gpu_mesh(ctx, &torus, 64, "torus"), mb = gpu_mesh(ctx, &box, 64, "box"),
+	           ms = gpu_mesh(ctx, &sphere, 64, "sphere"), mg = gpu_mesh(ctx, &grid, 64, "grid"),
+	           mx = gpu_mesh(ctx, &soup, 64, "soup");
+	const struct {
+		vkcol_mesh a, b;
+		float radius;
+	} cases[] = {{mt, mt, 2.4f}, {mb, ms, 1.6f}, {mg, ms, 1.6f}, {mx, mt, 3.4f}};
+	const uint64_t per_case = 2000;
+	const uint64_t n = per_case * ARRAY_LEN(cases);
+	vkcol_pair *pairs = malloc(n * sizeof(*pairs));
+	vkcol_pair_result *r[3] = {malloc(n * sizeof(vkcol_pair_result)), malloc(n * sizeof(vkcol_pair_result)),
+	                           malloc(n * sizeof(vkcol_pair_result))};
+	ENSURE(pairs && r[0] && r[1] && r[2]);
+	uint64_t state = 77;
+	for (uint64_t i = 0; i < n; i++)
+		pairs[i] = (vkcol_pair){cases[i / per_case].a, cases[i / per_case].b, random_pose(&state, 0.0f),
+		                        random_pose(&state, cases[i / per_case].radius)};
+	vkcol_batch_stats st[3];
+	for (int k = 0; k < 3; k++) {
+		ctx->cone_bounds_off = k == 1;
+		ctx->approx_job_capacity_override = k == 2 ? 1 : 0;
+		vkcol_batch_desc bd = {.pairs = pairs, .pair_count = n, .mode = VKCOL_MODE_APPROX, .stats = &st[k]};
+		ENSURE(vkcol_batch_run(ctx, &bd, r[k]) == VKCOL_SUCCESS);
+	}
+	ctx->cone_bounds_off = false;
+	ctx->approx_job_capacity_override = 0;
+	for (size_t k = 0; k < ARRAY_LEN(cases); k++) {
+		uint64_t hits = 0, differ = 0;
+		for (uint64_t i = k * per_case; i < (k + 1) * per_case; i++) {
+			hits += r[0][i].collide;
+			differ += r[1][i].collide != r[0][i].collide || r[2][i].collide != r[0][i].collide ||
+			          r[1][i].stage != r[0][i].stage || r[2][i].stage != r[0][i].stage;
+		}
+		ENSURE_MSG(differ == 0, "case %zu: %llu of %llu answers change without cone bounds or jobs", k,
+		           (unsigned long long)differ, (unsigned long long)per_case);
+		// Both answers are common, so a wrong skip would show.
+		ENSURE_MSG(hits > per_case / 10 && hits < per_case * 9 / 10, "case %zu: %llu of %llu collide", k,
+		           (unsigned long long)hits, (unsigned long long)per_case);
+	}
+	ENSURE_MSG(st[0].vertex_tests < st[1].vertex_tests, "vertex tests: %llu with cone bounds, %llu without",
+	           (unsigned long long)st[0].vertex_tests, (unsigned long long)st[1].vertex_tests);
+	printf("  vertex tests with cone bounds %llu, without %llu\n", (unsigned long long)st[0].vertex_tests,
+	          (unsigned long long)st[1].vertex_tests);
+	free(pairs);
+	for (int k = 0; k < 3; k++)
+		free(r[k]);
+	meshgen_free(&torus);
+	meshgen_free(&box);
+	meshgen_free(&sphere);
+	meshgen_free(&grid);
+	meshgen_free(&soup);
 	ENSURE_EQ_INT(vkcol_context_validation_message_count(ctx), 0);
 	vkcol_context_destroy(ctx);
 }
@@ -327,6 +416,7 @@ int main(int argc, char **argv)
 	}
 	RUN_TEST(test_boxes_analytic);
 	RUN_TEST(test_spheres_analytic);
+	RUN_TEST(test_cluster_culling);
 	RUN_TEST(test_chunks_and_interrupt);
 	RUN_TEST(test_large_batch_chunks);
 	RUN_TEST(test_bad_input);

@@ -153,6 +153,104 @@ static void test_torus_not_star_shaped(void)
 	vkcol_context_destroy(ctx);
 }
 
+// The cell of direction d at n cells per face edge: a C twin of
+// shaders/cone_bound.glsl's cone_cell.
+static uint32_t cone_cell(const double d[3], uint32_t n)
+{
+	double a[3] = {fabs(d[0]), fabs(d[1]), fabs(d[2])}, u, v;
+	uint32_t face;
+	if (a[0] >= a[1] && a[0] >= a[2])
+		face = d[0] >= 0 ? 0 : 1, u = d[1] / a[0], v = d[2] / a[0];
+	else if (a[1] >= a[2])
+		face = d[1] >= 0 ? 2 : 3, u = d[0] / a[1], v = d[2] / a[1];
+	else
+		face = d[2] >= 0 ? 4 : 5, u = d[0] / a[2], v = d[1] / a[2];
+	double i = fmin(fmax((u + 1) * 0.5 * n, 0), n - 1), j = fmin(fmax((v + 1) * 0.5 * n, 0), n - 1);
+	return (face * n + (uint32_t)j) * n + (uint32_t)i;
+}
+
+// The cone bounds (src/cone_bound.c) bound the GPU map: for every level-0
+// texel and every level, a direction d within the level's angle of the
+// texel's direction (the texel itself and random ones at the full angle)
+// falls in a cell whose bound is at least the texel's outer distance. That is
+// what lets approx mode skip a ball of vertices seen within that angle of d.
+static void test_cone_bounds(void)
+{
+	vkcol_context *ctx = gpu_context();
+	if (!ctx)
+		return;
+	meshgen_mesh torus, box, open;
+	const float lo[3] = {-0.7f, -0.5f, -0.3f}, hi[3] = {0.7f, 0.5f, 0.3f};
+	ENSURE(meshgen_torus(&torus, 1.0f, 0.35f, 48, 24));
+	ENSURE(meshgen_box(&box, lo, hi, 4, true));
+	ENSURE(meshgen_box_open(&open, lo, hi, 4));
+	const meshgen_mesh *meshes[] = {&torus, &box, &open};
+	const uint32_t resolutions[] = {64, 16, 32};
+	uint64_t state = 9;
+	for (size_t k = 0; k < CORE_COUNT_OF(meshes); k++) {
+		uint32_t n = resolutions[k];
+		vkcol_mesh m = gpu_mesh(ctx, meshes[k], n, "cone bounds");
+		const mesh_slot *s = slot_of(ctx, m);
+		ENSURE(s != NULL && s->cone_bounds != NULL);
+		if (!s || !s->cone_bounds)
+			continue;
+		float *texels = malloc(distance_map_texel_count(n) * 8);
+		ENSURE(texels && distance_map_read(ctx, &s->cube, texels) == VKCOL_SUCCESS);
+		uint64_t checked = 0, violations = 0, positive = 0;
+		for (uint32_t f = 0; f < 6; f++)
+			for (uint32_t j = 0; j < n; j++)
+				for (uint32_t i = 0; i < n; i++) {
+					double g = texels[2 * (((size_t)f * n + j) * n + i) + 1], t[3];
+					positive += g > 0;
+					distance_map_texel_direction(f, i, j, n, t);
+					double tl = sqrt(t[0] * t[0] + t[1] * t[1] + t[2] * t[2]);
+					for (int c = 0; c < 3; c++)
+						t[c] /= tl;
+					uint32_t offset = 0;
+					for (uint32_t l = 0; l < VKCOL_CONE_LEVELS; l++) {
+						uint32_t cells = VKCOL_CONE_CELLS >> l;
+						for (int sample = 0; sample < 3; sample++) {
+							// d at angle 0 (sample 0) or the level's full angle
+							// from t, in a random perpendicular direction.
+							double angle = sample == 0 ? 0 : VKCOL_CONE_ANGLE(l), p[3], d[3];
+							do {
+								for (int c = 0; c < 3; c++)
+									p[c] = 2 * meshgen_random_unit(&state) - 1;
+								double along = p[0] * t[0] + p[1] * t[1] + p[2] * t[2];
+								for (int c = 0; c < 3; c++)
+									p[c] -= along * t[c];
+							} while (p[0] * p[0] + p[1] * p[1] + p[2] * p[2] < 1e-6);
+							double pl = sqrt(p[0] * p[0] + p[1] * p[1] + p[2] * p[2]);
+							for (int c = 0; c < 3; c++)
+								d[c] = cos(angle) * t[c] + sin(angle) * p[c] / pl;
+							float bound = s->cone_bounds[offset + cone_cell(d, cells)];
+							checked++;
+							violations += g > bound;
+						}
+						offset += 6 * cells * cells;
+					}
+				}
+		ENSURE_MSG(violations == 0, "mesh %zu: %llu of %llu texel checks exceed the cone bound", k,
+		           (unsigned long long)violations, (unsigned long long)checked);
+		ENSURE(positive > 0);
+		// Not vacuous: the finest level's bounds are below the mesh's
+		// farthest vertex somewhere (away from the boxes' corners, the torus's
+		// rim).
+		float top = 0, least = INFINITY;
+		for (uint32_t c = 0; c < 6 * VKCOL_CONE_CELLS * VKCOL_CONE_CELLS; c++) {
+			top = fmaxf(top, s->cone_bounds[c]);
+			least = fminf(least, s->cone_bounds[c]);
+		}
+		ENSURE_MSG(least < 0.9f * top, "mesh %zu: bounds %g .. %g", k, least, top);
+		free(texels);
+	}
+	meshgen_free(&torus);
+	meshgen_free(&box);
+	meshgen_free(&open);
+	ENSURE_EQ_INT(vkcol_context_validation_message_count(ctx), 0);
+	vkcol_context_destroy(ctx);
+}
+
 static void test_resolution_limits(void)
 {
 	vkcol_context *ctx = gpu_context();
@@ -188,6 +286,7 @@ int main(int argc, char **argv)
 	RUN_TEST(test_sphere_map);
 	RUN_TEST(test_box_map_analytic);
 	RUN_TEST(test_torus_not_star_shaped);
+	RUN_TEST(test_cone_bounds);
 	RUN_TEST(test_resolution_limits);
 	RUN_TEST(test_no_unexpected_log_messages);
 	return TEST_SUMMARY();

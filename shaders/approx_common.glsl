@@ -1,0 +1,80 @@
+// SPDX-License-Identifier: MIT
+// What approx_pairs.comp and approx_jobs.comp share: their bindings (but the
+// results, which each declares as it writes them), the statistics counters
+// and the vertex test of one cluster.
+#ifndef VKCOL_APPROX_COMMON_GLSL
+#define VKCOL_APPROX_COMMON_GLSL
+
+layout(local_size_x_id = 0) in;
+layout(std430, set = 0, binding = 0) readonly buffer Pairs { vkcol_gpu_pair pairs[]; };
+layout(std430, set = 0, binding = 1) readonly buffer Meshes { vkcol_gpu_mesh meshes[]; };
+layout(std430, set = 0, binding = 2) readonly buffer Vertices { vec4 vertices[]; };
+layout(std430, set = 0, binding = 4) buffer Stats { uint stats[]; };
+// Cluster and group spheres (centre, radius), and the cone bounds.
+layout(std430, set = 0, binding = 5) readonly buffer Clusters { vec4 clusters[]; };
+layout(std430, set = 0, binding = 6) buffer Jobs { uvec2 jobs[]; };
+layout(std430, set = 0, binding = 7) buffer JobArgs { uint job_args[]; };
+layout(set = 0, binding = 8) uniform samplerCubeArray maps[VKCOL_MAP_ARRAYS];
+layout(push_constant) uniform Push { vkcol_approx_params params; };
+#include "map_sample.glsl"
+#include "cone_bound.glsl"
+
+const uint NO_PAIR = 0xffffffffu;
+
+uint g_vertex_tests = 0u, g_samples = 0u;
+
+// 64-bit counter as (low, high): the adder whose addition wraps the low word
+// carries, so concurrent additions stay exact.
+void add64(uint word, uint n)
+{
+	if (n == 0u)
+		return;
+	uint old = atomicAdd(stats[word], n);
+	if (old + n < old)
+		atomicAdd(stats[word + 1u], 1u);
+}
+
+void add_stats()
+{
+	if ((params.flags & VKCOL_APPROX_STATS) != 0u) {
+		add64(VKCOL_STAT_VERTEX_TESTS, g_vertex_tests);
+		add64(VKCOL_STAT_CUBE_SAMPLES, g_samples);
+	}
+}
+
+// The level to sample `to`'s map at.
+float map_lod(vkcol_gpu_mesh to)
+{
+	return float(min(params.mip_level, to.map_levels - 1u));
+}
+
+// Tests the vertices of cluster c of `from` (in `to`'s frame by
+// x -> r x + t) against `to`'s map (the cube-map test of Intel's
+// US 7,928,993: inside when the vertex's distance from `to`'s origin is at
+// most the map's outer distance, channel G, sampled in its direction).
+// Returns the depth of the first vertex found inside (>= 0), or -1.
+float test_cluster(vkcol_gpu_mesh from, vkcol_gpu_mesh to, mat3 r, vec3 t, uint c)
+{
+	vec3 origin = vec3(to.origin_x, to.origin_y, to.origin_z);
+	vec3 lo = box_min(to), hi = box_max(to);
+	float lod = map_lod(to);
+	uint first = from.vertex_first + c * VKCOL_CLUSTER_SIZE;
+	uint end = min(first + VKCOL_CLUSTER_SIZE, from.vertex_first + from.vertex_count);
+	for (uint k = first; k < end; k++) {
+		g_vertex_tests++;
+		vec3 v = r * vertices[k].xyz + t;
+		if (any(lessThan(v, lo)) || any(greaterThan(v, hi)))
+			continue;
+		vec3 d = v - origin;
+		float dist = length(d);
+		if (dist == 0.0)
+			return 0.0;
+		g_samples++;
+		float outer = map_sample(to.map_array, d, float(to.map_layer), lod).g;
+		if (dist <= outer)
+			return outer - dist;
+	}
+	return -1.0;
+}
+
+#endif
