@@ -30,7 +30,7 @@ typedef struct batch_pool {
 	uint32_t id_count;
 	gpu_buffer meshes;    // vkcol_gpu_mesh per slot (mesh_capacity entries)
 	gpu_buffer vertices;  // vec4 per used, distinct vertex of every live mesh
-	gpu_buffer clusters;  // per mesh: vec4 (centre, radius) per VKCOL_CLUSTER_SIZE vertices, then its cone bounds
+	gpu_buffer clusters;  // per mesh: vec4 spheres of its clusters, then of its groups, then its cone bounds
 	gpu_buffer nodes;     // every mesh's tree nodes, absolute indices (exact mode)
 	gpu_buffer triangles; // uvec4 (v0, v1, v2, original) in tree order, absolute vertex indices
 	gpu_buffer pieces;    // VKCOL_PIECE_VERTICES extreme vertices (absolute) per connected piece of each mesh
