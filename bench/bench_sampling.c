@@ -14,7 +14,6 @@
 #include "batch.h"
 #include "meshgen.h"
 
-#define PI 3.14159265358979323846
 
 static int compare_double(const void *a, const void *b)
 {
@@ -26,26 +25,6 @@ static double median(double *v, int n)
 {
 	qsort(v, (size_t)n, sizeof(double), compare_double);
 	return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
-// Uniform random rotation (Shoemake) and a translation uniform in a ball.
-static vkcol_pose random_pose(uint64_t *state, float radius)
-{
-	double u1 = meshgen_random_unit(state), u2 = meshgen_random_unit(state), u3 = meshgen_random_unit(state);
-	double a = sqrt(1 - u1), b = sqrt(u1);
-	vkcol_pose p = {{(float)(b * cos(2 * PI * u3)), (float)(a * sin(2 * PI * u2)), (float)(a * cos(2 * PI * u2)),
-	                 (float)(b * sin(2 * PI * u3))},
-	                {0, 0, 0}};
-	double x, y, z;
-	do {
-		x = 2 * meshgen_random_unit(state) - 1;
-		y = 2 * meshgen_random_unit(state) - 1;
-		z = 2 * meshgen_random_unit(state) - 1;
-	} while (x * x + y * y + z * z > 1);
-	p.translation[0] = (float)(x * radius);
-	p.translation[1] = (float)(y * radius);
-	p.translation[2] = (float)(z * radius);
-	return p;
 }
 
 int main(int argc, char **argv)
@@ -88,7 +67,7 @@ int main(int argc, char **argv)
 	uint64_t state = 12345;
 	// Translation radius 2.4 r: about 45 % of pairs collide.
 	for (uint64_t i = 0; i < pair_count; i++)
-		pairs[i] = (vkcol_pair){m, m, random_pose(&state, 0.0f), random_pose(&state, 2.4f)};
+		pairs[i] = (vkcol_pair){m, m, meshgen_random_pose(&state, 0.0f), meshgen_random_pose(&state, 2.4f)};
 	vkcol_batch_stats stats;
 	vkcol_batch_desc bd = {.pairs = pairs, .pair_count = pair_count, .mode = VKCOL_MODE_APPROX, .stats = &stats};
 	if (vkcol_batch_run(ctx, &bd, results) != VKCOL_SUCCESS) // warm-up: pipeline compile, pool

@@ -247,6 +247,34 @@ double meshgen_random_unit(uint64_t *state)
 	return (double)(meshgen_random(state) >> 11) * (1.0 / 9007199254740992.0);
 }
 
+vkcol_pose meshgen_random_rotation(uint64_t *state)
+{
+	const double two_pi = 6.283185307179586;
+	double u1 = meshgen_random_unit(state), u2 = meshgen_random_unit(state), u3 = meshgen_random_unit(state);
+	double a = sqrt(1 - u1), b = sqrt(u1);
+	return (vkcol_pose){{(float)(b * cos(two_pi * u3)), (float)(a * sin(two_pi * u2)), (float)(a * cos(two_pi * u2)),
+	                     (float)(b * sin(two_pi * u3))},
+	                    {0, 0, 0}};
+}
+
+void meshgen_random_in_ball(uint64_t *state, double out[3])
+{
+	do {
+		for (int k = 0; k < 3; k++)
+			out[k] = 2 * meshgen_random_unit(state) - 1;
+	} while (out[0] * out[0] + out[1] * out[1] + out[2] * out[2] > 1);
+}
+
+vkcol_pose meshgen_random_pose(uint64_t *state, float radius)
+{
+	vkcol_pose p = meshgen_random_rotation(state);
+	double x[3];
+	meshgen_random_in_ball(state, x);
+	for (int k = 0; k < 3; k++)
+		p.translation[k] = (float)(x[k] * radius);
+	return p;
+}
+
 bool meshgen_soup(meshgen_mesh *out, uint32_t triangle_count, float extent, float size, uint64_t seed)
 {
 	if (triangle_count == 0 || !mesh_alloc(out, 3 * (size_t)triangle_count, triangle_count))

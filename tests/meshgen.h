@@ -64,3 +64,11 @@ vkcol_mesh_desc meshgen_desc(const meshgen_mesh *mesh, const char *name);
 uint64_t meshgen_random(uint64_t *state);
 // Uniform in [0, 1).
 double meshgen_random_unit(uint64_t *state);
+// A uniform random rotation (Shoemake's subgroup algorithm, three draws),
+// zero translation.
+vkcol_pose meshgen_random_rotation(uint64_t *state);
+// A point uniform in the unit ball (rejection from the cube).
+void meshgen_random_in_ball(uint64_t *state, double out[3]);
+// meshgen_random_rotation, then a translation uniform in the ball of the
+// given radius.
+vkcol_pose meshgen_random_pose(uint64_t *state, float radius);

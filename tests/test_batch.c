@@ -119,22 +119,6 @@ static void test_spheres_analytic(void)
 	vkcol_context_destroy(ctx);
 }
 
-// Uniform random rotation (Shoemake) and a translation uniform in a ball of
-// the given radius.
-static vkcol_pose random_pose(uint64_t *state, float radius)
-{
-	double u1 = meshgen_random_unit(state), u2 = meshgen_random_unit(state), u3 = meshgen_random_unit(state);
-	double a = sqrt(1 - u1), b = sqrt(u1), x, y, z;
-	do {
-		x = 2 * meshgen_random_unit(state) - 1;
-		y = 2 * meshgen_random_unit(state) - 1;
-		z = 2 * meshgen_random_unit(state) - 1;
-	} while (x * x + y * y + z * z > 1);
-	return (vkcol_pose){{(float)(b * cos(6.283185307179586 * u3)), (float)(a * sin(6.283185307179586 * u2)),
-	                     (float)(a * cos(6.283185307179586 * u2)), (float)(b * sin(6.283185307179586 * u3))},
-	                    {(float)(x * radius), (float)(y * radius), (float)(z * radius)}};
-}
-
 // Skipping vertex clusters by their cone bounds, and testing clusters in the
 // pair's own invocation when the job list is full, change no answer: the
 // same collide flags and stages with the cone bounds off and with a job
@@ -167,8 +151,8 @@ static void test_cluster_culling(void)
 	ENSURE(pairs && r[0] && r[1] && r[2]);
 	uint64_t state = 77;
 	for (uint64_t i = 0; i < n; i++)
-		pairs[i] = (vkcol_pair){cases[i / per_case].a, cases[i / per_case].b, random_pose(&state, 0.0f),
-		                        random_pose(&state, cases[i / per_case].radius)};
+		pairs[i] = (vkcol_pair){cases[i / per_case].a, cases[i / per_case].b, meshgen_random_pose(&state, 0.0f),
+		                        meshgen_random_pose(&state, cases[i / per_case].radius)};
 	vkcol_batch_stats st[3];
 	for (int k = 0; k < 3; k++) {
 		ctx->cone_bounds_off = k == 1;

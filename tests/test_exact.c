@@ -11,37 +11,23 @@
 #include "gpu_util.h"
 #include "shared.h"
 
-#define PI 3.14159265358979323846
-
-static vkcol_pose random_rotation(uint64_t *state)
-{
-	double u1 = meshgen_random_unit(state), u2 = meshgen_random_unit(state), u3 = meshgen_random_unit(state);
-	double a = sqrt(1 - u1), b = sqrt(u1);
-	vkcol_pose p = {{(float)(b * cos(2 * PI * u3)), (float)(a * sin(2 * PI * u2)), (float)(a * cos(2 * PI * u2)),
-	                 (float)(b * sin(2 * PI * u3))},
-	                {0, 0, 0}};
-	return p;
-}
 
 // B's pose: a random rotation, and B's bounding-sphere centre placed at a
 // random offset from A's, uniform in a ball of radius `reach`.
 static vkcol_pose random_pose(uint64_t *state, const vkcol_mesh_info *a, const vkcol_mesh_info *b, float reach,
                               float offset_scale)
 {
-	vkcol_pose p = random_rotation(state);
-	double x, y, z;
-	do {
-		x = 2 * meshgen_random_unit(state) - 1;
-		y = 2 * meshgen_random_unit(state) - 1;
-		z = 2 * meshgen_random_unit(state) - 1;
-	} while (x * x + y * y + z * z > 1);
+	vkcol_pose p = meshgen_random_rotation(state);
+	double x[3];
+	meshgen_random_in_ball(state, x);
 	// R(q) cb, so that B's sphere centre lands at a's centre + offset.
 	float qw = p.rotation[0], qx = p.rotation[1], qy = p.rotation[2], qz = p.rotation[3];
 	const float *c = b->sphere_center;
 	float tx = 2 * (qy * c[2] - qz * c[1]), ty = 2 * (qz * c[0] - qx * c[2]), tz = 2 * (qx * c[1] - qy * c[0]);
 	float rc[3] = {c[0] + qw * tx + (qy * tz - qz * ty), c[1] + qw * ty + (qz * tx - qx * tz),
 	               c[2] + qw * tz + (qx * ty - qy * tx)};
-	float off[3] = {(float)x * reach * offset_scale, (float)y * reach * offset_scale, (float)z * reach * offset_scale};
+	float off[3] = {(float)x[0] * reach * offset_scale, (float)x[1] * reach * offset_scale,
+	                (float)x[2] * reach * offset_scale};
 	for (int k = 0; k < 3; k++)
 		p.translation[k] = a->sphere_center[k] + off[k] - rc[k];
 	return p;
