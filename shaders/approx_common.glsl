@@ -19,7 +19,8 @@ layout(push_constant) uniform Push { vkcol_approx_params params; };
 #include "map_sample.glsl"
 #include "cone_bound.glsl"
 
-const uint NO_PAIR = 0xffffffffu;
+// No pair (an empty job slot), group or cluster.
+const uint NONE = 0xffffffffu;
 
 uint g_vertex_tests = 0u, g_samples = 0u;
 

@@ -21,7 +21,7 @@ void main()
 		return;
 	uvec2 job = jobs[i];
 	uint p = job.x;
-	if (p == NO_PAIR || result_words[4u * p] != 0u)
+	if (p == NONE || result_words[4u * p] != 0u)
 		return;
 	vkcol_gpu_pair pr = pairs[p];
 	vkcol_gpu_mesh a = meshes[(pr.mesh_a & params.mesh_index_mask) - 1u];

@@ -47,7 +47,7 @@ bool ball_may_hit(vkcol_gpu_mesh to, mat3 r, vec3 t, vec4 cs, bool cones, out fl
 	return !(cones && cone_beyond(to, off, sqrt(d2), cs.w));
 }
 
-// Reserves n job slots: the index of the first, or NO_PAIR when the list is
+// Reserves n job slots: the index of the first, or NONE when the list is
 // full. Slots of a failed reservation that lie within the list are marked
 // empty (every later reservation fails too, so no valid job follows them).
 uint reserve_jobs(uint n)
@@ -55,8 +55,8 @@ uint reserve_jobs(uint n)
 	uint first = atomicAdd(job_args[3], n);
 	if (first + n > params.job_capacity) {
 		for (uint s = first; s < params.job_capacity; s++)
-			jobs[s] = uvec2(NO_PAIR, 0u);
-		return NO_PAIR;
+			jobs[s] = uvec2(NONE, 0u);
+		return NONE;
 	}
 	atomicMax(job_args[0], (first + n + gl_WorkGroupSize.x - 1u) / gl_WorkGroupSize.x);
 	return first;
@@ -72,8 +72,9 @@ struct side {
 	bool cones;     // cone bounds apply (level 0's linear filtering only)
 	uint groups;    // groups of `from`
 	uint touching;  // bit g set: group g (< 32) may hold an inside vertex
-	uint nearest;   // the group nearest `to`'s origin that may, or NO_PAIR
+	uint nearest;   // the group nearest `to`'s origin that may, or NONE
 	uint tested;    // its cluster nearest `to`'s origin that may, tested here
+	uint rest;      // group_mask of `nearest` without `tested`
 };
 
 // The clusters of group g of s.from that may hold a vertex inside s.to, as
@@ -84,7 +85,7 @@ uint group_mask(side s, uint g, out uint closest)
 	uint end = min(first + VKCOL_GROUP_CLUSTERS, s.from.cluster_count);
 	uint mask = 0u;
 	float closest_d2 = 3.4e38, d2;
-	closest = NO_PAIR;
+	closest = NONE;
 	for (uint c = first; c < end; c++)
 		if (ball_may_hit(s.to, s.r, s.t, clusters[s.from.cluster_first + c], s.cones, d2)) {
 			mask |= 1u << (c - first);
@@ -104,8 +105,9 @@ float test_nearest(inout side s)
 	s.cones = map_lod(s.to) == 0.0 && (params.flags & VKCOL_APPROX_NO_CONES) == 0u;
 	s.groups = (s.from.cluster_count + VKCOL_GROUP_CLUSTERS - 1u) / VKCOL_GROUP_CLUSTERS;
 	s.touching = 0u;
-	s.nearest = NO_PAIR;
-	s.tested = NO_PAIR;
+	s.nearest = NONE;
+	s.tested = NONE;
+	s.rest = 0u;
 	uint group_first = s.from.cluster_first + s.from.cluster_count;
 	float nearest_d2 = 3.4e38, d2;
 	for (uint g = 0u; g < s.groups; g++) {
@@ -118,10 +120,13 @@ float test_nearest(inout side s)
 			s.nearest = g;
 		}
 	}
-	if (s.nearest == NO_PAIR)
+	if (s.nearest == NONE)
 		return -1.0;
-	group_mask(s, s.nearest, s.tested);
-	return s.tested == NO_PAIR ? -1.0 : test_cluster(s.from, s.to, s.r, s.t, s.tested);
+	s.rest = group_mask(s, s.nearest, s.tested);
+	if (s.tested == NONE)
+		return -1.0;
+	s.rest &= ~(1u << (s.tested - s.nearest * VKCOL_GROUP_CLUSTERS));
+	return test_cluster(s.from, s.to, s.r, s.t, s.tested);
 }
 
 // Makes jobs of the clusters of s.from that may hold a vertex inside s.to,
@@ -129,7 +134,7 @@ float test_nearest(inout side s)
 // found here (the job list was full), else -1.
 float make_jobs(uint p, side s)
 {
-	if (s.nearest == NO_PAIR)
+	if (s.nearest == NONE)
 		return -1.0;
 	uint group_first = s.from.cluster_first + s.from.cluster_count;
 	float d2;
@@ -138,16 +143,14 @@ float make_jobs(uint p, side s)
 		                               : !ball_may_hit(s.to, s.r, s.t, clusters[group_first + g], s.cones, d2)))
 			continue;
 		uint closest, first = g * VKCOL_GROUP_CLUSTERS;
-		uint mask = group_mask(s, g, closest);
-		if (g == s.nearest && s.tested != NO_PAIR)
-			mask &= ~(1u << (s.tested - first));
+		uint mask = g == s.nearest ? s.rest : group_mask(s, g, closest);
 		if (mask == 0u)
 			continue;
 		uint slot = reserve_jobs(uint(bitCount(mask)));
 		for (uint c = first; mask != 0u; c++, mask >>= 1) {
 			if ((mask & 1u) == 0u)
 				continue;
-			if (slot != NO_PAIR) {
+			if (slot != NONE) {
 				jobs[slot++] = uvec2(p, c | (s.direction << 31));
 			} else {
 				float depth = test_cluster(s.from, s.to, s.r, s.t, c);
@@ -178,7 +181,7 @@ void main()
 	side ba, ab;
 	ba.from = b, ba.to = a, ba.r = f.r_ba, ba.t = f.t_ba, ba.direction = 0u;
 	ab.from = a, ab.to = b, ab.r = f.r_ab, ab.t = f.t_ab, ab.direction = 1u;
-	ba.nearest = ab.nearest = NO_PAIR;
+	ba.nearest = ab.nearest = NONE;
 	if (depth < 0.0)
 		depth = test_nearest(ba);
 	if (depth < 0.0)
