@@ -21,9 +21,8 @@
 // approx_jobs.comp: with one invocation per pair, the vertex loops of a
 // workgroup's pairs differ in length by orders of magnitude, and a SIMD CPU
 // driver such as lavapipe runs them all as long as the longest. When the
-// job list is full, the pair tests its clusters here instead. The sampler array
-// is indexed through a switch on constants, so differing meshes within a
-// workgroup are legal.
+// job list is full, the pair tests its clusters here instead. Pairs of a
+// workgroup may sample different cube arrays (map_sample.glsl).
 #version 450
 #include "shared.h"
 #include "common.glsl"

@@ -233,6 +233,11 @@ VKCOL_STRUCT(vkcol_exact_params) {
 // Resolutions 4 .. 1024: one cube-array binding per power of two.
 #define VKCOL_MAP_ARRAYS 9
 
+// Specialization constant ids: 0 is the workgroup size (local_size_x_id);
+// VKCOL_SPEC_MAP_ARRAY is the one cube array a batch's maps share, or
+// VKCOL_MAP_ARRAYS when they do not (map_sample.glsl).
+#define VKCOL_SPEC_MAP_ARRAY 1
+
 #define VKCOL_STAGE_NONE 0
 #define VKCOL_STAGE_BOUNDS 1
 #define VKCOL_STAGE_CUBE_MAP 2

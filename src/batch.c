@@ -453,10 +453,14 @@ static bool finite3(const float *v, int n)
 }
 
 // Every pair is checked before any work starts, so an error never discards
-// answers already computed.
-static vkcol_result validate_pairs(const vkcol_context *ctx, const vkcol_batch_desc *desc)
+// answers already computed. *map_array: the cube array every mesh of the
+// batch has its map in, or VKCOL_MAP_ARRAYS when they differ (the
+// map-sampling pipelines are specialized for it: map_sample.glsl).
+static vkcol_result validate_pairs(const vkcol_context *ctx, const vkcol_batch_desc *desc, uint32_t *map_array)
 {
 	const core_env *env = &ctx->env;
+	uint32_t resolution = 0;
+	bool mixed = false;
 	for (uint64_t p = 0; p < desc->pair_count; p++) {
 		const vkcol_pair *pr = &desc->pairs[p];
 		const vkcol_mesh ids[2] = {pr->a, pr->b};
@@ -469,6 +473,9 @@ static vkcol_result validate_pairs(const vkcol_context *ctx, const vkcol_batch_d
 				           (unsigned long long)p, m == 0 ? 'a' : 'b', ids[m].id);
 				return VKCOL_ERROR_INVALID_HANDLE;
 			}
+			uint32_t r = ctx->meshes[index - 1].cube.resolution;
+			mixed = mixed || (resolution != 0 && r != resolution);
+			resolution = r;
 		}
 		const vkcol_pose *poses[2] = {&pr->pose_a, &pr->pose_b};
 		for (int m = 0; m < 2; m++) {
@@ -483,6 +490,7 @@ static vkcol_result validate_pairs(const vkcol_context *ctx, const vkcol_batch_d
 			}
 		}
 	}
+	*map_array = mixed || resolution == 0 ? VKCOL_MAP_ARRAYS : array_index(resolution);
 	return VKCOL_SUCCESS;
 }
 
@@ -625,7 +633,7 @@ static void exact_buffers_free(vkcol_context *ctx, exact_buffers *b)
 }
 
 static vkcol_result exact_buffers_create(vkcol_context *ctx, uint32_t chunk, uint32_t list_capacity, uint32_t flags,
-                                         exact_buffers *b)
+                                         uint32_t map_array, exact_buffers *b)
 {
 	vkcol_result res = VKCOL_SUCCESS;
 	const VkBufferUsageFlags storage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT;
@@ -673,7 +681,7 @@ static vkcol_result exact_buffers_create(vkcol_context *ctx, uint32_t chunk, uin
 	for (uint32_t k = 0; k < VKCOL_MAP_ARRAYS; k++)
 		views[k] = pool->arrays[k].view;
 	for (int i = 0; i < EXACT_PIPELINES; i++) {
-		TRY(pipeline_get(ctx, ids[i], &b->pipes[i]));
+		TRY(pipeline_get_for_maps(ctx, ids[i], map_array, &b->pipes[i]));
 		TRY(gpu_pipeline_bind(ctx, b->pipes[i], bindings, views, ctx->cube_sampler, &b->sets[i]));
 	}
 cleanup:
@@ -885,8 +893,8 @@ cleanup:
 	return res;
 }
 
-static vkcol_result run_exact(vkcol_context *ctx, const vkcol_batch_desc *desc, vkcol_pair_result *results,
-                              vkcol_batch_stats *stats)
+static vkcol_result run_exact(vkcol_context *ctx, const vkcol_batch_desc *desc, uint32_t map_array,
+                              vkcol_pair_result *results, vkcol_batch_stats *stats)
 {
 	const core_env *env = &ctx->env;
 	vkcol_result res = VKCOL_SUCCESS;
@@ -907,7 +915,7 @@ static vkcol_result run_exact(vkcol_context *ctx, const vkcol_batch_desc *desc, 
 	} else if (!(desc->flags & VKCOL_BATCH_NO_EARLY_ACCEPT)) {
 		flags |= VKCOL_EXACT_EARLY_ACCEPT;
 	}
-	TRY(exact_buffers_create(ctx, chunk, list_capacity, flags, &b));
+	TRY(exact_buffers_create(ctx, chunk, list_capacity, flags, map_array, &b));
 	// Overflowed pairs are settled chunk by chunk, so these lists (and all
 	// host memory) stay bounded by the chunk, whatever the batch size.
 	for (int i = 0; i < 3; i++) {
@@ -981,13 +989,14 @@ VKCOL_API vkcol_result vkcol_batch_run(vkcol_context *ctx, const vkcol_batch_des
 		memset(stats, 0, sizeof(*stats));
 	if (desc->pair_count == 0)
 		return VKCOL_SUCCESS;
-	TRY(validate_pairs(ctx, desc));
+	uint32_t map_array;
+	TRY(validate_pairs(ctx, desc, &map_array));
 	memset(results, 0, desc->pair_count * sizeof(*results));
 	TRY(distance_map_check_support(ctx));
 	if (!pool_current(ctx))
 		TRY(pool_build(ctx));
 	if (desc->mode != VKCOL_MODE_APPROX) {
-		res = run_exact(ctx, desc, results, stats);
+		res = run_exact(ctx, desc, map_array, results, stats);
 		if (stats) {
 			for (uint64_t i = 0; i < desc->pair_count; i++) {
 				stats->pairs += results[i].stage != VKCOL_STAGE_NONE;
@@ -998,8 +1007,8 @@ VKCOL_API vkcol_result vkcol_batch_run(vkcol_context *ctx, const vkcol_batch_des
 		}
 		return res;
 	}
-	TRY(pipeline_get(ctx, PIPELINE_APPROX, &approx));
-	TRY(pipeline_get(ctx, PIPELINE_APPROX_JOBS, &approx_jobs));
+	TRY(pipeline_get_for_maps(ctx, PIPELINE_APPROX, map_array, &approx));
+	TRY(pipeline_get_for_maps(ctx, PIPELINE_APPROX_JOBS, map_array, &approx_jobs));
 
 	uint32_t chunk = desc->chunk_pairs ? desc->chunk_pairs : DEFAULT_CHUNK;
 	if (chunk > max_chunk(ctx))

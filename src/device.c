@@ -540,7 +540,8 @@ VKCOL_API void vkcol_context_destroy(vkcol_context *ctx)
 			if (ctx->meshes[i].used)
 				vkcol_mesh_destroy(ctx, (vkcol_mesh){(ctx->meshes[i].generation << MESH_INDEX_BITS) | (i + 1)});
 		for (uint32_t i = 0; i < PIPELINE_COUNT; i++)
-			gpu_pipeline_destroy(ctx, &ctx->pipelines[i]);
+			for (uint32_t k = 0; k <= VKCOL_MAP_ARRAYS; k++)
+				gpu_pipeline_destroy(ctx, &ctx->pipelines[i][k]);
 		if (ctx->cube_sampler)
 			ctx->vk.vkDestroySampler(ctx->device, ctx->cube_sampler, NULL);
 		if (ctx->fence)

@@ -86,7 +86,10 @@ struct vkcol_context {
 	mesh_slot *meshes;
 	uint32_t mesh_capacity;
 
-	gpu_pipeline pipelines[PIPELINE_COUNT]; // created on first use
+	// Created on first use. The shaders that sample the cube maps have one
+	// pipeline per shared cube array (index < VKCOL_MAP_ARRAYS) and one for
+	// batches that mix them (VKCOL_MAP_ARRAYS); the others use [id][0].
+	gpu_pipeline pipelines[PIPELINE_COUNT][VKCOL_MAP_ARRAYS + 1];
 	VkSampler cube_sampler;                 // linear, clamp, nearest mip
 	bool cube_support_checked;
 

@@ -211,6 +211,11 @@ void gpu_pipeline_dispatch(vkcol_context *ctx, VkCommandBuffer cmd, const gpu_pi
 
 vkcol_result pipeline_get(vkcol_context *ctx, pipeline_id id, gpu_pipeline **out)
 {
+	return pipeline_get_for_maps(ctx, id, VKCOL_MAP_ARRAYS, out);
+}
+
+vkcol_result pipeline_get_for_maps(vkcol_context *ctx, pipeline_id id, uint32_t map_array, gpu_pipeline **out)
+{
 	static const struct {
 		const shader_code *code;
 		uint32_t buffers, push, images;
@@ -233,16 +238,23 @@ vkcol_result pipeline_get(vkcol_context *ctx, pipeline_id id, gpu_pipeline **out
 	                             "exact_contain"},
 	};
 	*out = NULL;
-	if ((unsigned)id >= PIPELINE_COUNT)
+	if ((unsigned)id >= PIPELINE_COUNT || map_array > VKCOL_MAP_ARRAYS)
 		return VKCOL_ERROR_INVALID_ARGUMENT;
-	gpu_pipeline *p = &ctx->pipelines[id];
+	bool samples_maps = id == PIPELINE_APPROX || id == PIPELINE_APPROX_JOBS || id == PIPELINE_EXACT_SETUP;
+	if (!samples_maps)
+		map_array = 0;
+	gpu_pipeline *p = &ctx->pipelines[id][map_array];
 	if (!p->pipeline) {
+		const uint32_t values[2] = {VKCOL_WORKGROUP_SIZE, map_array};
+		const VkSpecializationMapEntry entries[2] = {{0, 0, 4}, {VKCOL_SPEC_MAP_ARRAY, 4, 4}};
+		const VkSpecializationInfo spec = {2, entries, sizeof(values), values};
 		gpu_pipeline_desc desc = {
 		    .spirv = table[id].code->code,
 		    .spirv_size = table[id].code->size,
 		    .storage_buffer_count = table[id].buffers,
 		    .push_constant_size = table[id].push,
 		    .image_count = table[id].images,
+		    .specialization = samples_maps ? &spec : NULL,
 		    .name = table[id].name,
 		};
 		vkcol_result res = gpu_pipeline_create(ctx, &desc, p);

@@ -63,6 +63,11 @@ typedef enum pipeline_id {
 } pipeline_id;
 
 vkcol_result pipeline_get(vkcol_context *ctx, pipeline_id id, gpu_pipeline **out);
+// The pipelines whose shaders sample the cube maps (approx mode's two and
+// exact mode's setup pass): specialized for map_array, the cube array every
+// map of the batch lies in, or VKCOL_MAP_ARRAYS when the batch mixes them.
+// Other ids ignore map_array.
+vkcol_result pipeline_get_for_maps(vkcol_context *ctx, pipeline_id id, uint32_t map_array, gpu_pipeline **out);
 vkcol_result gpu_pipeline_reset_sets(vkcol_context *ctx, gpu_pipeline *pipeline);
 
 // Records bind + push constants + dispatch of group_count workgroups, split

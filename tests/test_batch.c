@@ -191,6 +191,81 @@ static void test_cluster_culling(void)
 	vkcol_context_destroy(ctx);
 }
 
+// The two ways of sampling the cube maps (map_sample.glsl): a batch whose
+// maps share one cube array gets pipelines specialized to it, a batch that
+// mixes arrays switches per sample. Random pairs at each of four map
+// resolutions, run one resolution per batch and then all in one batch,
+// interleaved so that neighbouring invocations sample different arrays, get
+// the same answers and stages both ways: in approx mode at levels 0 and 1,
+// and in exact mode (whose witness search samples the maps too; there the
+// penetration estimates agree as well, to float rounding).
+static void test_map_arrays(void)
+{
+	vkcol_context *ctx = gpu_context();
+	if (!ctx)
+		return;
+	meshgen_mesh torus, sphere;
+	const float c[3] = {0, 0, 0};
+	ENSURE(meshgen_torus(&torus, 1.0f, 0.35f, 32, 16));
+	ENSURE(meshgen_sphere(&sphere, c, 0.8f, 16, 32));
+	enum { RESOLUTIONS = 4, PER = 1500, N = RESOLUTIONS * PER };
+	const uint32_t res[RESOLUTIONS] = {16, 32, 64, 128};
+	vkcol_mesh m[RESOLUTIONS][2];
+	for (int i = 0; i < RESOLUTIONS; i++) {
+		m[i][0] = gpu_mesh(ctx, &torus, res[i], "torus");
+		m[i][1] = gpu_mesh(ctx, &sphere, res[i], "sphere");
+	}
+	vkcol_pair *pairs = malloc(N * sizeof(vkcol_pair)), *mixed = malloc(N * sizeof(vkcol_pair));
+	vkcol_pair_result *alone = malloc(N * sizeof(vkcol_pair_result)), *together = malloc(N * sizeof(vkcol_pair_result));
+	ENSURE(pairs && mixed && alone && together);
+	uint64_t state = 91;
+	for (uint64_t i = 0; i < N; i++) {
+		uint32_t k = (uint32_t)(i / PER), kind = (uint32_t)(meshgen_random(&state) % 3);
+		vkcol_pose pa = meshgen_random_pose(&state, 0.0f), pb = meshgen_random_pose(&state, 2.2f);
+		pairs[i] = (vkcol_pair){m[k][kind == 2], m[k][kind >= 1], pa, pb};
+		// Position i % RESOLUTIONS of every run of four: one per array.
+		mixed[(i % PER) * RESOLUTIONS + k] = pairs[i];
+	}
+	const struct {
+		vkcol_mode mode;
+		uint32_t mip;
+	} runs[] = {{VKCOL_MODE_APPROX, 0}, {VKCOL_MODE_APPROX, 1}, {VKCOL_MODE_EXACT, 0}};
+	for (size_t j = 0; j < ARRAY_LEN(runs); j++) {
+		for (int k = 0; k < RESOLUTIONS; k++) {
+			vkcol_batch_desc bd = {.pairs = pairs + k * PER, .pair_count = PER, .mode = runs[j].mode,
+			                       .mip_level = runs[j].mip};
+			ENSURE(vkcol_batch_run(ctx, &bd, alone + k * PER) == VKCOL_SUCCESS);
+		}
+		vkcol_batch_desc bd = {.pairs = mixed, .pair_count = N, .mode = runs[j].mode, .mip_level = runs[j].mip};
+		ENSURE(vkcol_batch_run(ctx, &bd, together) == VKCOL_SUCCESS);
+		uint64_t differ = 0, hits = 0, by_map = 0;
+		for (uint64_t i = 0; i < N; i++) {
+			const vkcol_pair_result *a = &alone[i], *b = &together[(i % PER) * RESOLUTIONS + i / PER];
+			hits += a->collide;
+			by_map += a->stage == VKCOL_STAGE_CUBE_MAP;
+			// Approx mode's penetration estimate is the deepest vertex found
+			// before the pair's jobs stopped, which depends on their timing.
+			// The two pipelines compile the same float arithmetic apart, so
+			// a few estimates differ in their last bits.
+			differ += a->collide != b->collide || a->stage != b->stage ||
+			          (runs[j].mode == VKCOL_MODE_EXACT && fabsf(a->penetration - b->penetration) > 1e-5f);
+		}
+		ENSURE_MSG(differ == 0, "run %zu: %llu of %d answers differ between shared and mixed arrays", j,
+		           (unsigned long long)differ, N);
+		// The maps decided many pairs, and both answers are common.
+		ENSURE_MSG(by_map > N / 10 && hits > N / 10 && hits < N * 9 / 10, "run %zu: %llu by the maps, %llu collide",
+		           j, (unsigned long long)by_map, (unsigned long long)hits);
+	}
+	free(pairs);
+	free(mixed);
+	free(alone);
+	free(together);
+	meshgen_free(&torus);
+	meshgen_free(&sphere);
+	ENSURE_EQ_INT(vkcol_context_validation_message_count(ctx), 0);
+	vkcol_context_destroy(ctx);
+}
+
 typedef struct progress_log {
 	uint64_t calls, last, stop_after;
 	int monotone;
@@ -401,6 +476,7 @@ int main(int argc, char **argv)
 	RUN_TEST(test_boxes_analytic);
 	RUN_TEST(test_spheres_analytic);
 	RUN_TEST(test_cluster_culling);
+	RUN_TEST(test_map_arrays);
 	RUN_TEST(test_chunks_and_interrupt);
 	RUN_TEST(test_large_batch_chunks);
 	RUN_TEST(test_bad_input);

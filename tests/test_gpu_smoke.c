@@ -147,7 +147,7 @@ static void test_external_device(void)
 	VkDevice device = VK_NULL_HANDLE;
 	ENSURE(vkCreateDevice(pd, &di, NULL, &device) == VK_SUCCESS);
 
-	vkcol_external_device ext = {instance, pd, device, family, 0, vkGetInstanceProcAddr};
+	vkcol_external_device ext = {.instance = instance, .physical_device = pd, .device = device, .queue_family_index = family, .get_instance_proc_addr = vkGetInstanceProcAddr};
 	vkcol_context_desc desc = {.external = &ext, .log = count_log};
 	vkcol_context *ctx = NULL;
 	ENSURE(vkcol_context_create(&desc, &ctx) == VKCOL_SUCCESS);
