@@ -43,8 +43,7 @@ void main()
 		uvec2 item0, item1;
 		bool keep0, keep1;
 		split(it.yz, na, nb, r, abs_r, t, tol, item0, item1, keep0, keep1);
-		if (keep0 || keep1)
-			emit(p, keep0 && keep1 ? 2u : 1u, keep0 ? item0 : item1, item1, item1, item1);
+		emit(p, (keep0 ? 1u : 0u) | (keep1 ? 2u : 0u), item0, item1, item1, item1);
 		return;
 	}
 	// Both inner nodes: split both at once (four child pairs, one frontier
@@ -54,16 +53,10 @@ void main()
 	vkcol_gpu_node b0 = node_at(nb.first), b1 = node_at(nb.first + 1u);
 	vec3 ca0 = centre(a0), ea0 = extent(a0), ca1 = centre(a1), ea1 = extent(a1);
 	vec3 cb0 = centre(b0), eb0 = extent(b0), cb1 = centre(b1), eb1 = extent(b1);
-	uvec2 kept[4];
-	uint n = 0u;
-	if (carried_overlap(ca0, ea0, cb0, eb0, r, abs_r, t, tol))
-		kept[n++] = uvec2(na.first, nb.first);
-	if (carried_overlap(ca0, ea0, cb1, eb1, r, abs_r, t, tol))
-		kept[n++] = uvec2(na.first, nb.first + 1u);
-	if (carried_overlap(ca1, ea1, cb0, eb0, r, abs_r, t, tol))
-		kept[n++] = uvec2(na.first + 1u, nb.first);
-	if (carried_overlap(ca1, ea1, cb1, eb1, r, abs_r, t, tol))
-		kept[n++] = uvec2(na.first + 1u, nb.first + 1u);
-	if (n > 0u)
-		emit(p, n, kept[0], kept[1], kept[2], kept[3]);
+	uint keep = (carried_overlap(ca0, ea0, cb0, eb0, r, abs_r, t, tol) ? 1u : 0u) |
+	            (carried_overlap(ca0, ea0, cb1, eb1, r, abs_r, t, tol) ? 2u : 0u) |
+	            (carried_overlap(ca1, ea1, cb0, eb0, r, abs_r, t, tol) ? 4u : 0u) |
+	            (carried_overlap(ca1, ea1, cb1, eb1, r, abs_r, t, tol) ? 8u : 0u);
+	emit(p, keep, uvec2(na.first, nb.first), uvec2(na.first, nb.first + 1u), uvec2(na.first + 1u, nb.first),
+	     uvec2(na.first + 1u, nb.first + 1u));
 }

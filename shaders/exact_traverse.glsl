@@ -200,19 +200,37 @@ uint frontier_reserve(uint p, bool dive, uint n, out uint end)
 	return base + j;
 }
 
-// Appends n (1 to 4) items of pair p to the next level's frontier: to the
-// breadth-first region, or, once the pair has spawned VKCOL_DIVE_AFTER items
-// that way (a wide overlap region, as a colliding pair has), to the
-// depth-first one.
-void emit(uint p, uint n, uvec2 item0, uvec2 item1, uvec2 item2, uvec2 item3)
+// Appends the kept items of pair p (bit k of keep: item k; up to four) to
+// the next level's frontier: to the breadth-first region, or, once the pair
+// has spawned VKCOL_DIVE_AFTER items that way (a wide overlap region, as a
+// colliding pair has), to the depth-first one. No local array: lavapipe
+// keeps a dynamically indexed one in memory, per invocation.
+void emit(uint p, uint keep, uvec2 item0, uvec2 item1, uvec2 item2, uvec2 item3)
 {
+	uint n = uint(bitCount(keep));
+	if (n == 0u)
+		return;
 	bool dive = params.budget > 1u &&
 	            atomicAdd(state[p].y, n << VKCOL_PAIR_ITEMS_SHIFT) >> VKCOL_PAIR_ITEMS_SHIFT >= VKCOL_DIVE_AFTER;
 	uint end;
 	uint slot = frontier_reserve(p, dive, n, end);
-	uvec2 items[4] = uvec2[4](item0, item1, item2, item3);
-	for (uint k = 0u; k < n && slot + k < end; k++)
-		frontier_put(slot + k, uvec4(p, items[k], 0u));
+	if ((keep & 1u) != 0u) {
+		if (slot < end)
+			frontier_put(slot, uvec4(p, item0, 0u));
+		slot++;
+	}
+	if ((keep & 2u) != 0u) {
+		if (slot < end)
+			frontier_put(slot, uvec4(p, item1, 0u));
+		slot++;
+	}
+	if ((keep & 4u) != 0u) {
+		if (slot < end)
+			frontier_put(slot, uvec4(p, item2, 0u));
+		slot++;
+	}
+	if ((keep & 8u) != 0u && slot < end)
+		frontier_put(slot, uvec4(p, item3, 0u));
 }
 
 #endif
