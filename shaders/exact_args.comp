@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Exact mode, between levels, one invocation: turns the counts of items the
 // previous level wrote (breadth-first pairs' items from the frontier's start,
-// depth-first pairs' from params.dive_base) into the indirect dispatches of
-// this level (a 2D grid
+// leaf-leaf items from params.leaf_base, depth-first pairs' from
+// params.dive_base) into the indirect dispatches of this level (a 2D grid
 // past 65535 workgroups), clamped to the frontier's capacity (the items past
 // it were dropped and their pairs flagged for a rerun), records the count for
 // the statistics and clears the other frontier's counter.
@@ -29,14 +29,19 @@ void main()
 	uint in_index = params.level & 1u;
 	uint raw = counters[in_index];
 	uint raw_dive = counters[VKCOL_COUNTER_DIVE + in_index];
-	uint n = min(raw, params.dive_base);
+	uint raw_leaf = counters[VKCOL_COUNTER_LEAF + in_index];
+	uint n = min(raw, params.leaf_base);
 	uint n_dive = min(raw_dive, params.capacity - params.dive_base);
+	uint n_leaf = min(raw_leaf, params.dive_base - params.leaf_base);
 	counters[2] = n;
 	counters[VKCOL_COUNTER_DIVE + 2u] = n_dive;
+	counters[VKCOL_COUNTER_LEAF + 2u] = n_leaf;
 	if (params.level < VKCOL_MAX_LEVELS)
-		counters[VKCOL_COUNTER_LEVELS + params.level] = raw + raw_dive;
+		counters[VKCOL_COUNTER_LEVELS + params.level] = raw + raw_dive + raw_leaf;
 	counters[in_index ^ 1u] = 0u;
 	counters[VKCOL_COUNTER_DIVE + (in_index ^ 1u)] = 0u;
+	counters[VKCOL_COUNTER_LEAF + (in_index ^ 1u)] = 0u;
 	set_args(0u, n);      // exact_traverse.comp
 	set_args(4u, n_dive); // exact_dive.comp
+	set_args(8u, n_leaf); // exact_leaves.comp
 }

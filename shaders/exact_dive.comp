@@ -53,8 +53,8 @@ void main()
 			stop = test_leaves(p, na, nb, r, abs_r, t, tol);
 		} else {
 			uvec2 item0, item1;
-			bool keep0, keep1;
-			split(top, na, nb, r, abs_r, t, tol, item0, item1, keep0, keep1);
+			bool keep0, keep1, leaf0, leaf1;
+			split(top, na, nb, r, abs_r, t, tol, item0, item1, keep0, keep1, leaf0, leaf1);
 			// Child 0 on top: popped first.
 			if (keep1) {
 				stack[sp] = item1;
@@ -72,7 +72,7 @@ void main()
 	if (stop || sp == 0u)
 		return;
 	uint end;
-	uint slot = frontier_reserve(p, true, sp, end);
+	uint slot = frontier_reserve(p, REGION_DIVE, sp, end);
 	for (uint k = 0u; k < sp && slot + k < end; k++)
 		frontier_put(slot + k, uvec4(p, stack[k], 0u));
 }

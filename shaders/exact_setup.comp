@@ -222,7 +222,15 @@ void main()
 	}
 	bool dive = params.budget > 1u && (searched ? likely : (params.flags & VKCOL_EXACT_FIND_ALL) == 0u);
 	state[p].y = dive ? VKCOL_PAIR_DIVE : 0u;
-	// The host keeps pair_count within both regions, so the seeds always fit.
-	uint i = atomicAdd(counters[dive ? VKCOL_COUNTER_DIVE : 0u], 1u);
-	frontier0[(dive ? params.dive_base : 0u) + i] = uvec4(p, a.node_first, b.node_first, 0u);
+	// The host keeps pair_count within the breadth-first and depth-first
+	// regions, so their seeds always fit; the leaf region may be smaller.
+	// Two leaf roots (meshes of a few triangles) go to the leaf region,
+	// unless the pair dives (exact_dive.comp tests leaves itself).
+	bool leaves = !dive && node_at(a.node_first).count > 0u && node_at(b.node_first).count > 0u;
+	uint i = atomicAdd(counters[dive ? VKCOL_COUNTER_DIVE : leaves ? VKCOL_COUNTER_LEAF : 0u], 1u);
+	uint base = dive ? params.dive_base : leaves ? params.leaf_base : 0u;
+	if (base + i < (dive ? params.capacity : leaves ? params.dive_base : params.leaf_base))
+		frontier0[base + i] = uvec4(p, a.node_first, b.node_first, 0u);
+	else
+		state[p].y |= VKCOL_PAIR_OVERFLOW;
 }

@@ -4,12 +4,11 @@
 // are split (only the inner one when the other is a leaf), and each child
 // pair whose boxes overlap goes to the next frontier: B's box is carried into A's frame (the box of a rotated
 // box from |R|) and A's into B's. Testing children before writing them keeps
-// the frontier to overlapping pairs only. When both nodes are leaves, their
-// triangles are culled against the other leaf's box (the box axes of the
-// triangle-box separating axis test), and the survivors tested exactly
-// (float32, separating axes). A pair with a hit spawns no more work, unless
-// every intersecting triangle pair is to be listed. Items of pairs flagged
-// VKCOL_PAIR_DIVE are exact_dive.comp's (the frontier's upper region).
+// the frontier to overlapping pairs only. Items pairing two leaves go to the
+// frontier's leaf region, which exact_leaves.comp tests. A pair with a hit
+// spawns no more work, unless every intersecting triangle pair is to be
+// listed. Items of pairs flagged VKCOL_PAIR_DIVE are exact_dive.comp's (the
+// frontier's upper region).
 #version 450
 #include "shared.h"
 #include "common.glsl"
@@ -34,16 +33,13 @@ void main()
 	load_frame(p, r, t, tol);
 	mat3 abs_r = mat3(abs(r[0]), abs(r[1]), abs(r[2]));
 	vkcol_gpu_node na = node_at(it.y), nb = node_at(it.z);
-	if (na.count > 0u && nb.count > 0u) {
-		test_leaves(p, na, nb, r, abs_r, t, tol);
-		return;
-	}
 	if (na.count > 0u || nb.count > 0u) {
-		// One leaf: split the other node.
+		// One leaf (two leaves are exact_leaves.comp's): split the other node.
 		uvec2 item0, item1;
-		bool keep0, keep1;
-		split(it.yz, na, nb, r, abs_r, t, tol, item0, item1, keep0, keep1);
-		emit(p, (keep0 ? 1u : 0u) | (keep1 ? 2u : 0u), item0, item1, item1, item1);
+		bool keep0, keep1, leaf0, leaf1;
+		split(it.yz, na, nb, r, abs_r, t, tol, item0, item1, keep0, keep1, leaf0, leaf1);
+		emit(p, (keep0 ? 1u : 0u) | (keep1 ? 2u : 0u), (leaf0 ? 1u : 0u) | (leaf1 ? 2u : 0u), item0, item1, item1,
+		     item1);
 		return;
 	}
 	// Both inner nodes: split both at once (four child pairs, one frontier
@@ -57,6 +53,8 @@ void main()
 	            (carried_overlap(ca0, ea0, cb1, eb1, r, abs_r, t, tol) ? 2u : 0u) |
 	            (carried_overlap(ca1, ea1, cb0, eb0, r, abs_r, t, tol) ? 4u : 0u) |
 	            (carried_overlap(ca1, ea1, cb1, eb1, r, abs_r, t, tol) ? 8u : 0u);
-	emit(p, keep, uvec2(na.first, nb.first), uvec2(na.first, nb.first + 1u), uvec2(na.first + 1u, nb.first),
+	bool la0 = a0.count > 0u, la1 = a1.count > 0u, lb0 = b0.count > 0u, lb1 = b1.count > 0u;
+	uint leaves = (la0 && lb0 ? 1u : 0u) | (la0 && lb1 ? 2u : 0u) | (la1 && lb0 ? 4u : 0u) | (la1 && lb1 ? 8u : 0u);
+	emit(p, keep, leaves, uvec2(na.first, nb.first), uvec2(na.first, nb.first + 1u), uvec2(na.first + 1u, nb.first),
 	     uvec2(na.first + 1u, nb.first + 1u));
 }

@@ -146,8 +146,9 @@ bool test_leaves(uint p, vkcol_gpu_node na, vkcol_gpu_node nb, mat3 r, mat3 abs_
 // Splits the larger node of an overlapping pair (by box diagonal), or the one
 // that is not a leaf, and keeps the children whose boxes overlap the other
 // node's (child k becomes item k).
+// leaf0, leaf1: child item k pairs two leaves.
 void split(uvec2 top, vkcol_gpu_node na, vkcol_gpu_node nb, mat3 r, mat3 abs_r, vec3 t, float tol,
-           out uvec2 item0, out uvec2 item1, out bool keep0, out bool keep1)
+           out uvec2 item0, out uvec2 item1, out bool keep0, out bool keep1, out bool leaf0, out bool leaf1)
 {
 	vec3 ea = extent(na), eb = extent(nb);
 	bool split_b = na.count > 0u || (nb.count == 0u && dot(eb, eb) > dot(ea, ea));
@@ -156,6 +157,8 @@ void split(uvec2 top, vkcol_gpu_node na, vkcol_gpu_node nb, mat3 r, mat3 abs_r, 
 		vkcol_gpu_node c0 = node_at(nb.first), c1 = node_at(nb.first + 1u);
 		keep0 = carried_overlap(ca, ea, centre(c0), extent(c0), r, abs_r, t, tol);
 		keep1 = carried_overlap(ca, ea, centre(c1), extent(c1), r, abs_r, t, tol);
+		leaf0 = na.count > 0u && c0.count > 0u;
+		leaf1 = na.count > 0u && c1.count > 0u;
 		item0 = uvec2(top.x, nb.first);
 		item1 = uvec2(top.x, nb.first + 1u);
 	} else {
@@ -163,6 +166,8 @@ void split(uvec2 top, vkcol_gpu_node na, vkcol_gpu_node nb, mat3 r, mat3 abs_r, 
 		vkcol_gpu_node c0 = node_at(na.first), c1 = node_at(na.first + 1u);
 		keep0 = carried_overlap(centre(c0), extent(c0), cb, eb, r, abs_r, t, tol);
 		keep1 = carried_overlap(centre(c1), extent(c1), cb, eb, r, abs_r, t, tol);
+		leaf0 = nb.count > 0u && c0.count > 0u;
+		leaf1 = nb.count > 0u && c1.count > 0u;
 		item0 = uvec2(na.first, top.y);
 		item1 = uvec2(na.first + 1u, top.y);
 	}
@@ -183,37 +188,32 @@ void frontier_put(uint slot, uvec4 item)
 		frontier0[slot] = item;
 }
 
-// Reserves n slots for pair p in the next level's breadth-first region
-// (below params.dive_base) or depth-first one (from it); returns the first
-// slot, and in `end` the region's end. A pair whose slots do not all fit is
-// flagged for a rerun; the slots that fit are written even so, since the
-// next level reads every slot below the clamped count and none may be left
-// stale.
-uint frontier_reserve(uint p, bool dive, uint n, out uint end)
+// Frontier regions (shared.h).
+const uint REGION_BREADTH = 0u;
+const uint REGION_LEAF = 1u;
+const uint REGION_DIVE = 2u;
+
+// Reserves n slots for pair p in a region of the next level's frontier;
+// returns the first slot, and in `end` the region's end. A pair whose slots
+// do not all fit is flagged for a rerun; the slots that fit are written
+// even so, since the next level reads every slot below the clamped count
+// and none may be left stale.
+uint frontier_reserve(uint p, uint region, uint n, out uint end)
 {
 	uint out_index = (params.level & 1u) ^ 1u;
-	uint j = atomicAdd(counters[dive ? VKCOL_COUNTER_DIVE + out_index : out_index], n);
-	uint base = dive ? params.dive_base : 0u;
-	end = dive ? params.capacity : params.dive_base;
+	uint counter = region == REGION_DIVE ? VKCOL_COUNTER_DIVE : region == REGION_LEAF ? VKCOL_COUNTER_LEAF : 0u;
+	uint j = atomicAdd(counters[counter + out_index], n);
+	uint base = region == REGION_DIVE ? params.dive_base : region == REGION_LEAF ? params.leaf_base : 0u;
+	end = region == REGION_DIVE ? params.capacity : region == REGION_LEAF ? params.dive_base : params.leaf_base;
 	if (j + n > end - base)
 		atomicOr(state[p].y, VKCOL_PAIR_OVERFLOW);
 	return base + j;
 }
 
-// Appends the kept items of pair p (bit k of keep: item k; up to four) to
-// the next level's frontier: to the breadth-first region, or, once the pair
-// has spawned VKCOL_DIVE_AFTER items that way (a wide overlap region, as a
-// colliding pair has), to the depth-first one. No local array: lavapipe
-// keeps a dynamically indexed one in memory, per invocation.
-void emit(uint p, uint keep, uvec2 item0, uvec2 item1, uvec2 item2, uvec2 item3)
+// Writes the items of `keep` (bit k: item k; up to four) from slot on, as
+// far as end.
+void frontier_put_kept(uint p, uint keep, uint slot, uint end, uvec2 item0, uvec2 item1, uvec2 item2, uvec2 item3)
 {
-	uint n = uint(bitCount(keep));
-	if (n == 0u)
-		return;
-	bool dive = params.budget > 1u &&
-	            atomicAdd(state[p].y, n << VKCOL_PAIR_ITEMS_SHIFT) >> VKCOL_PAIR_ITEMS_SHIFT >= VKCOL_DIVE_AFTER;
-	uint end;
-	uint slot = frontier_reserve(p, dive, n, end);
 	if ((keep & 1u) != 0u) {
 		if (slot < end)
 			frontier_put(slot, uvec4(p, item0, 0u));
@@ -231,6 +231,29 @@ void emit(uint p, uint keep, uvec2 item0, uvec2 item1, uvec2 item2, uvec2 item3)
 	}
 	if ((keep & 8u) != 0u && slot < end)
 		frontier_put(slot, uvec4(p, item3, 0u));
+}
+
+// Appends the kept items of pair p (bit k of keep: item k; up to four) to
+// the next level's frontier: those pairing two leaves (bit k of leaves) to
+// the leaf region, the others to the breadth-first region, or, once the
+// pair has spawned VKCOL_DIVE_AFTER items that way (a wide overlap region,
+// as a colliding pair has), to the depth-first one. No local array:
+// lavapipe keeps a dynamically indexed one in memory, per invocation.
+void emit(uint p, uint keep, uint leaves, uvec2 item0, uvec2 item1, uvec2 item2, uvec2 item3)
+{
+	uint inner = keep & ~leaves, leaf = keep & leaves;
+	uint end;
+	if (leaf != 0u) {
+		uint slot = frontier_reserve(p, REGION_LEAF, uint(bitCount(leaf)), end);
+		frontier_put_kept(p, leaf, slot, end, item0, item1, item2, item3);
+	}
+	if (inner == 0u)
+		return;
+	uint n = uint(bitCount(inner));
+	bool dive = params.budget > 1u &&
+	            atomicAdd(state[p].y, n << VKCOL_PAIR_ITEMS_SHIFT) >> VKCOL_PAIR_ITEMS_SHIFT >= VKCOL_DIVE_AFTER;
+	uint slot = frontier_reserve(p, dive ? REGION_DIVE : REGION_BREADTH, n, end);
+	frontier_put_kept(p, inner, slot, end, item0, item1, item2, item3);
 }
 
 #endif

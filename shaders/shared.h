@@ -178,11 +178,16 @@ VKCOL_STRUCT(vkcol_sample_raw_params) {
 // A frontier item: (pair within the chunk, node of A, node of B, unused);
 // every item in a frontier is a node pair whose boxes overlap (children are
 // tested before they are written).
+// A frontier buffer has three regions: breadth-first items of inner node
+// pairs [0, leaf_base), leaf-leaf items [leaf_base, dive_base) (tested by
+// exact_leaves.comp, so that no SIMD group of exact_traverse.comp runs the
+// triangle loops for one lane), and the depth-first pairs' items
+// [dive_base, capacity).
 // Counters (binding 10 of the exact shaders): [0], [1] the two frontiers'
-// item counts, [2] the level's capacity-clamped count, [3] triangle pairs
-// listed, [4] pairs accepted on a cube-map witness, [5..7] unused; then
-// VKCOL_MAX_LEVELS per-level item counts (statistics) from
-// VKCOL_COUNTER_LEVELS on.
+// breadth-first item counts, [2] the level's capacity-clamped count, [3]
+// triangle pairs listed, [4] pairs accepted on a cube-map witness; the
+// depth-first and the leaf regions' counts (below); then VKCOL_MAX_LEVELS
+// per-level item counts (statistics) from VKCOL_COUNTER_LEVELS on.
 #define VKCOL_MAX_LEVELS 128
 #define VKCOL_COUNTER_LIST 3
 #define VKCOL_COUNTER_WITNESS 4
@@ -190,7 +195,11 @@ VKCOL_STRUCT(vkcol_sample_raw_params) {
 // buffer k's upper region in word VKCOL_COUNTER_DIVE + k, and the current
 // level's clamped count in VKCOL_COUNTER_DIVE + 2.
 #define VKCOL_COUNTER_DIVE 5
-#define VKCOL_COUNTER_LEVELS 8
+// The same for the leaf region.
+#define VKCOL_COUNTER_LEAF 8
+#define VKCOL_COUNTER_LEVELS 11
+// Words of the indirect-argument buffer: traverse, dive, leaves (4 each).
+#define VKCOL_EXACT_ARGS_WORDS 12
 #define VKCOL_COUNTER_WORDS (VKCOL_COUNTER_LEVELS + VKCOL_MAX_LEVELS)
 
 // Per pair, exact mode: triangle pairs found intersecting, and flags.
@@ -219,6 +228,7 @@ VKCOL_STRUCT(vkcol_exact_params) {
 	VKCOL_U32 list_capacity; // entries of the triangle-pair list buffer
 	VKCOL_U32 budget;        // depth-first steps per traversal item, 1 .. VKCOL_TRAVERSE_BUDGET_MAX
 	VKCOL_U32 dive_base;     // first frontier slot of depth-first pairs' items (capacity when none)
+	VKCOL_U32 leaf_base;     // first frontier slot of leaf-leaf items (dive_base when none)
 } VKCOL_STRUCT_END(vkcol_exact_params)
 
 // Most depth-first steps one traversal invocation takes before handing what
@@ -252,7 +262,7 @@ _Static_assert(sizeof(vkcol_gpu_pair) == 64, "std430 layout of vkcol_gpu_pair");
 _Static_assert(sizeof(vkcol_gpu_result) == 16, "std430 layout of vkcol_gpu_result");
 _Static_assert(sizeof(vkcol_approx_params) == 20, "push constant layout");
 _Static_assert(sizeof(vkcol_sample_raw_params) == 16, "push constant layout");
-_Static_assert(sizeof(vkcol_exact_params) == 32, "push constant layout");
+_Static_assert(sizeof(vkcol_exact_params) == 36, "push constant layout");
 _Static_assert(sizeof(vkcol_gpu_node) == 32, "std430 layout of vkcol_gpu_node");
 _Static_assert(sizeof(vkcol_gpu_triangle) == 16, "std430 layout of vkcol_gpu_triangle");
 _Static_assert(sizeof(vkcol_gpu_vertex) == 16, "std430 layout of vkcol_gpu_vertex");

@@ -604,15 +604,16 @@ static uint32_t traverse_budget(const vkcol_context *ctx)
 // Entries of the device's triangle-pair list per chunk (16 bytes each).
 #define EXACT_LIST_MAX (1u << 20)
 
-#define EXACT_PIPELINES 5
+#define EXACT_PIPELINES 6
 
 typedef struct exact_buffers {
 	gpu_buffer pairs, results, state, frames, frontier[2], counters, args, list;
 	VkDescriptorSet sets[EXACT_PIPELINES];
-	gpu_pipeline *pipes[EXACT_PIPELINES]; // setup, args, traverse, contain, dive
+	gpu_pipeline *pipes[EXACT_PIPELINES]; // setup, args, traverse, contain, dive, leaves
 	uint32_t chunk, capacity, levels, list_capacity, flags;
 	uint32_t budget;    // depth-first steps per item of a likely-colliding pair (1: breadth first only)
-	uint32_t dive_base; // frontier slots [0, dive_base) hold breadth-first items, the rest depth-first ones
+	uint32_t dive_base; // frontier slots [dive_base, capacity) hold depth-first items
+	uint32_t leaf_base; // [0, leaf_base) breadth-first items, [leaf_base, dive_base) leaf-leaf ones
 } exact_buffers;
 
 // Where the listed triangle pairs go (desc->triangles): entries of the
@@ -645,10 +646,13 @@ static vkcol_result exact_buffers_create(vkcol_context *ctx, uint32_t chunk, uin
 	// (A frontier of one item has no room for two regions.)
 	b->budget = (flags & VKCOL_EXACT_FIND_ALL) || b->capacity < 2 ? 1 : traverse_budget(ctx);
 	b->dive_base = b->budget > 1 ? b->capacity / 2 : b->capacity;
-	// Every pair's seed must fit in either region; the breadth-first one
-	// (the lower half, rounded down) is never the larger.
-	if (b->chunk > b->dive_base)
-		b->chunk = b->dive_base;
+	// Leaf-leaf items get half of the rest (none in a frontier too small to
+	// split: their pairs then overflow, and the CPU reference answers them).
+	b->leaf_base = b->dive_base >= 2 ? b->dive_base - b->dive_base / 2 : b->dive_base;
+	// Every pair's seed must fit in the breadth-first and the depth-first
+	// regions; the breadth-first one is never the larger.
+	if (b->chunk > b->leaf_base)
+		b->chunk = b->leaf_base;
 	// Each level moves one step down one tree: depth A + depth B steps reach
 	// two leaves, one more tests them.
 	b->levels = 2 * ctx->pool->max_depth + 2;
@@ -663,13 +667,14 @@ static vkcol_result exact_buffers_create(vkcol_context *ctx, uint32_t chunk, uin
 		TRY(gpu_buffer_create(ctx, (VkDeviceSize)b->capacity * 16, storage, GPU_MEMORY_DEVICE, "exact frontier",
 		                      &b->frontier[i]));
 	TRY(gpu_buffer_create(ctx, VKCOL_COUNTER_WORDS * 4, storage, GPU_MEMORY_READBACK, "exact counters", &b->counters));
-	// Two indirect dispatches per level: breadth-first items, then depth-first.
-	TRY(gpu_buffer_create(ctx, 32, storage | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT, GPU_MEMORY_DEVICE,
+	// Three indirect dispatches per level: breadth-first, depth-first and
+	// leaf-leaf items.
+	TRY(gpu_buffer_create(ctx, VKCOL_EXACT_ARGS_WORDS * 4, storage | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT, GPU_MEMORY_DEVICE,
 	                      "exact indirect args", &b->args));
 	TRY(gpu_buffer_create(ctx, (VkDeviceSize)(list_capacity ? list_capacity : 1) * 16, storage, GPU_MEMORY_READBACK,
 	                      "exact triangle-pair list", &b->list));
-	const pipeline_id ids[EXACT_PIPELINES] = {PIPELINE_EXACT_SETUP, PIPELINE_EXACT_ARGS, PIPELINE_EXACT_TRAVERSE,
-	                                          PIPELINE_EXACT_CONTAIN, PIPELINE_EXACT_DIVE};
+	const pipeline_id ids[EXACT_PIPELINES] = {PIPELINE_EXACT_SETUP,   PIPELINE_EXACT_ARGS, PIPELINE_EXACT_TRAVERSE,
+	                                          PIPELINE_EXACT_CONTAIN, PIPELINE_EXACT_DIVE, PIPELINE_EXACT_LEAVES};
 	batch_pool *pool = ctx->pool;
 	gpu_binding bindings[15] = {
 	    {&b->pairs, 0, 0},       {&pool->meshes, 0, 0},   {&pool->vertices, 0, 0}, {&b->results, 0, 0},
@@ -768,8 +773,8 @@ static vkcol_result exact_pass(vkcol_context *ctx, exact_buffers *b, const vkcol
 		TRY(gpu_begin_once(ctx, &cmd));
 		ctx->vk.vkCmdFillBuffer(cmd, b->counters.buffer, 0, VK_WHOLE_SIZE, 0);
 		gpu_barrier_all(ctx, cmd);
-		vkcol_exact_params params = {n,       MESH_MAX_COUNT, b->capacity, 0, b->flags, b->list_capacity,
-		                             b->budget, b->dive_base};
+		vkcol_exact_params params = {n,         MESH_MAX_COUNT, b->capacity, 0, b->flags, b->list_capacity,
+		                             b->budget, b->dive_base,   b->leaf_base};
 		uint32_t groups = (n + VKCOL_WORKGROUP_SIZE - 1) / VKCOL_WORKGROUP_SIZE;
 		gpu_pipeline_dispatch(ctx, cmd, b->pipes[0], b->sets[0], &params, groups);
 		for (uint32_t level = 0; level < b->levels; level++) {
@@ -778,7 +783,7 @@ static vkcol_result exact_pass(vkcol_context *ctx, exact_buffers *b, const vkcol
 			gpu_pipeline_dispatch(ctx, cmd, b->pipes[1], b->sets[1], &params, 1);
 			gpu_barrier_all(ctx, cmd);
 			// The level's size comes from the previous level's counters: no
-			// host round trip between levels. The two shaders read their
+			// host round trip between levels. The three shaders read their
 			// own regions of one frontier and append to the other's, so no
 			// barrier lies between them.
 			gpu_pipeline_dispatch(ctx, cmd, b->pipes[2], b->sets[2], &params, 0);
@@ -787,6 +792,8 @@ static vkcol_result exact_pass(vkcol_context *ctx, exact_buffers *b, const vkcol
 				gpu_pipeline_dispatch(ctx, cmd, b->pipes[4], b->sets[4], &params, 0);
 				ctx->vk.vkCmdDispatchIndirect(cmd, b->args.buffer, 16);
 			}
+			gpu_pipeline_dispatch(ctx, cmd, b->pipes[5], b->sets[5], &params, 0);
+			ctx->vk.vkCmdDispatchIndirect(cmd, b->args.buffer, 32);
 		}
 		gpu_barrier_all(ctx, cmd);
 		gpu_pipeline_dispatch(ctx, cmd, b->pipes[3], b->sets[3], &params, groups);

@@ -236,6 +236,8 @@ vkcol_result pipeline_get_for_maps(vkcol_context *ctx, pipeline_id id, uint32_t 
 	    [PIPELINE_EXACT_DIVE] = {&shader_exact_dive, 15, sizeof(vkcol_exact_params), VKCOL_MAP_ARRAYS, "exact_dive"},
 	    [PIPELINE_EXACT_CONTAIN] = {&shader_exact_contain, 15, sizeof(vkcol_exact_params), VKCOL_MAP_ARRAYS,
 	                             "exact_contain"},
+	    [PIPELINE_EXACT_LEAVES] = {&shader_exact_leaves, 15, sizeof(vkcol_exact_params), VKCOL_MAP_ARRAYS,
+	                               "exact_leaves"},
 	};
 	*out = NULL;
 	if ((unsigned)id >= PIPELINE_COUNT || map_array > VKCOL_MAP_ARRAYS)

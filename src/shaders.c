@@ -56,3 +56,8 @@ static const uint32_t exact_contain_spv[] = {
 #include "exact_contain.spv.inc"
 };
 const shader_code shader_exact_contain = {exact_contain_spv, sizeof(exact_contain_spv)};
+
+static const uint32_t exact_leaves_spv[] = {
+#include "exact_leaves.spv.inc"
+};
+const shader_code shader_exact_leaves = {exact_leaves_spv, sizeof(exact_leaves_spv)};

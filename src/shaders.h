@@ -22,3 +22,4 @@ extern const shader_code shader_exact_args;
 extern const shader_code shader_exact_traverse;
 extern const shader_code shader_exact_dive;
 extern const shader_code shader_exact_contain;
+extern const shader_code shader_exact_leaves;

@@ -142,6 +142,22 @@ static void test_against_reference(void)
 	report("open box-torus", compare(ctx, mo, mt, 2000, 1.05f, 5, 0, NULL));
 	// Small chunks: same answers through many submissions.
 	report("torus-box, chunk 37", compare(ctx, mt, mb, 500, 1.05f, 6, 37, NULL));
+	// Trees of one leaf (a quad of two triangles, a soup of three): the
+	// traversal starts at a leaf-leaf item, or reaches leaves of one tree
+	// at once.
+	meshgen_mesh quad, few;
+	ENSURE(meshgen_grid(&quad, 1, 1, 1.5f, 1.5f));
+	ENSURE(meshgen_soup(&few, 3, 0.5f, 0.6f, 8));
+	vkcol_mesh mq = gpu_mesh(ctx, &quad, 16, "quad"), mf = gpu_mesh(ctx, &few, 16, "soup of three");
+	report("quad-soup of three", compare(ctx, mq, mf, 2000, 0.9f, 7, 0, NULL));
+	report("quad-torus", compare(ctx, mq, mt, 2000, 1.0f, 8, 0, NULL));
+	// Breadth first only (otherwise pairs without a witness search dive).
+	ctx->traverse_budget_override = 1;
+	report("quad-soup, no dive", compare(ctx, mq, mf, 2000, 0.9f, 7, 0, NULL));
+	report("quad-torus, no dive", compare(ctx, mq, mt, 2000, 1.0f, 8, 0, NULL));
+	ctx->traverse_budget_override = 0;
+	meshgen_free(&quad);
+	meshgen_free(&few);
 	meshgen_free(&sphere);
 	meshgen_free(&torus);
 	meshgen_free(&box);
@@ -443,10 +459,11 @@ static void test_triangle_list(void)
 	for (uint32_t i = 0; i < n; i++)
 		ENSURE_EQ_INT(r2[i].triangle_pairs, r[i].triangle_pairs);
 
-	// Frontiers too small: reruns list each pair once.
+	// Frontiers too small for all pairs at once (large enough for each
+	// alone: no CPU fallback, which would log): reruns list each pair once.
 	vkcol_triangle_list again = {list.entries, capacity, 0, false};
 	bd.triangles = &again;
-	ctx->frontier_capacity_override = 512;
+	ctx->frontier_capacity_override = 1024;
 	vkcol_batch_stats stats;
 	bd.stats = &stats;
 	ENSURE(vkcol_batch_run(ctx, &bd, r2) == VKCOL_SUCCESS);
