@@ -210,7 +210,9 @@ typedef struct vkcol_mesh_desc {
 	const uint32_t *indices;
 	uint32_t triangle_count;    ///< 1 .. VKCOL_MAX_TRIANGLES
 	/// Edge length of the distance cube map in texels, a power of two in
-	/// 4 .. 1024. 0 = 64.
+	/// 4 .. 1024. 0 = 64. A batch whose meshes all share one resolution runs
+	/// pipelines specialized for it; a batch that mixes resolutions is
+	/// answered the same but samples slower (several times on lavapipe).
 	uint32_t cube_resolution;
 	uint32_t leaf_size;         ///< most triangles in a tree leaf, 1 .. 64; 0 = 4
 	uint32_t max_depth;         ///< deepest tree level (root = 0), 1 .. 48; 0 = 40
