@@ -66,6 +66,23 @@ void load_frame(uint p, out mat3 r, out vec3 t, out float tol)
 	tol = frames[VKCOL_FRAME_VEC4S * p + 3u].x;
 }
 
+// Regions of a frontier buffer (shared.h): the counter word of frontier k's
+// count (add k), and the slots [base, end).
+const uint REGION_BREADTH = 0u;
+const uint REGION_LEAF = 1u;
+const uint REGION_DIVE = 2u;
+
+uint region_counter(uint region)
+{
+	return region == REGION_DIVE ? VKCOL_COUNTER_DIVE : region == REGION_LEAF ? VKCOL_COUNTER_LEAF : 0u;
+}
+
+void region_slots(uint region, out uint base, out uint end)
+{
+	base = region == REGION_DIVE ? params.dive_base : region == REGION_LEAF ? params.leaf_base : 0u;
+	end = region == REGION_DIVE ? params.capacity : region == REGION_LEAF ? params.dive_base : params.leaf_base;
+}
+
 // Touching tolerance of a pair in length units: float32 relative precision
 // (6e-8) times the coordinates' magnitude, with a generous factor for the
 // few operations of a transform and a projection.

@@ -227,9 +227,10 @@ void main()
 	// Two leaf roots (meshes of a few triangles) go to the leaf region,
 	// unless the pair dives (exact_dive.comp tests leaves itself).
 	bool leaves = !dive && node_at(a.node_first).count > 0u && node_at(b.node_first).count > 0u;
-	uint i = atomicAdd(counters[dive ? VKCOL_COUNTER_DIVE : leaves ? VKCOL_COUNTER_LEAF : 0u], 1u);
-	uint base = dive ? params.dive_base : leaves ? params.leaf_base : 0u;
-	if (base + i < (dive ? params.capacity : leaves ? params.dive_base : params.leaf_base))
+	uint region = dive ? REGION_DIVE : leaves ? REGION_LEAF : REGION_BREADTH;
+	uint i = atomicAdd(counters[region_counter(region)], 1u), base, end;
+	region_slots(region, base, end);
+	if (base + i < end)
 		frontier0[base + i] = uvec4(p, a.node_first, b.node_first, 0u);
 	else
 		state[p].y |= VKCOL_PAIR_OVERFLOW;

@@ -188,11 +188,6 @@ void frontier_put(uint slot, uvec4 item)
 		frontier0[slot] = item;
 }
 
-// Frontier regions (shared.h).
-const uint REGION_BREADTH = 0u;
-const uint REGION_LEAF = 1u;
-const uint REGION_DIVE = 2u;
-
 // Reserves n slots for pair p in a region of the next level's frontier;
 // returns the first slot, and in `end` the region's end. A pair whose slots
 // do not all fit is flagged for a rerun; the slots that fit are written
@@ -201,10 +196,9 @@ const uint REGION_DIVE = 2u;
 uint frontier_reserve(uint p, uint region, uint n, out uint end)
 {
 	uint out_index = (params.level & 1u) ^ 1u;
-	uint counter = region == REGION_DIVE ? VKCOL_COUNTER_DIVE : region == REGION_LEAF ? VKCOL_COUNTER_LEAF : 0u;
-	uint j = atomicAdd(counters[counter + out_index], n);
-	uint base = region == REGION_DIVE ? params.dive_base : region == REGION_LEAF ? params.leaf_base : 0u;
-	end = region == REGION_DIVE ? params.capacity : region == REGION_LEAF ? params.dive_base : params.leaf_base;
+	uint j = atomicAdd(counters[region_counter(region) + out_index], n);
+	uint base;
+	region_slots(region, base, end);
 	if (j + n > end - base)
 		atomicOr(state[p].y, VKCOL_PAIR_OVERFLOW);
 	return base + j;
