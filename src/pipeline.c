@@ -220,15 +220,17 @@ vkcol_result pipeline_get_for_maps(vkcol_context *ctx, pipeline_id id, uint32_t 
 		const shader_code *code;
 		uint32_t buffers, push, images;
 		const char *name;
+		bool samples_maps; // includes map_sample.glsl: one pipeline per shared cube array
 	} table[PIPELINE_COUNT] = {
 	    [PIPELINE_CUBEMAP_BUILD] = {&shader_cubemap_build, 4, sizeof(vkcol_cubemap_build_params), 0, "cubemap_build"},
 	    [PIPELINE_CUBEMAP_MIP] = {&shader_cubemap_mip, 1, sizeof(vkcol_cubemap_mip_params), 0, "cubemap_mip"},
-	    [PIPELINE_APPROX] = {&shader_approx_pairs, 8, sizeof(vkcol_approx_params), VKCOL_MAP_ARRAYS, "approx_pairs"},
+	    [PIPELINE_APPROX] = {&shader_approx_pairs, 8, sizeof(vkcol_approx_params), VKCOL_MAP_ARRAYS, "approx_pairs",
+	                          true},
 	    [PIPELINE_APPROX_JOBS] = {&shader_approx_jobs, 8, sizeof(vkcol_approx_params), VKCOL_MAP_ARRAYS,
-	                              "approx_jobs"},
+	                              "approx_jobs", true},
 	    [PIPELINE_SAMPLE_RAW] = {&shader_sample_raw, 1, sizeof(vkcol_sample_raw_params), 1, "sample_raw"},
 	    [PIPELINE_EXACT_SETUP] = {&shader_exact_setup, 15, sizeof(vkcol_exact_params), VKCOL_MAP_ARRAYS,
-	                             "exact_setup"},
+	                             "exact_setup", true},
 	    [PIPELINE_EXACT_ARGS] = {&shader_exact_args, 15, sizeof(vkcol_exact_params), VKCOL_MAP_ARRAYS,
 	                             "exact_args"},
 	    [PIPELINE_EXACT_TRAVERSE] = {&shader_exact_traverse, 15, sizeof(vkcol_exact_params), VKCOL_MAP_ARRAYS,
@@ -242,7 +244,7 @@ vkcol_result pipeline_get_for_maps(vkcol_context *ctx, pipeline_id id, uint32_t 
 	*out = NULL;
 	if ((unsigned)id >= PIPELINE_COUNT || map_array > VKCOL_MAP_ARRAYS)
 		return VKCOL_ERROR_INVALID_ARGUMENT;
-	bool samples_maps = id == PIPELINE_APPROX || id == PIPELINE_APPROX_JOBS || id == PIPELINE_EXACT_SETUP;
+	bool samples_maps = table[id].samples_maps;
 	if (!samples_maps)
 		map_array = 0;
 	gpu_pipeline *p = &ctx->pipelines[id][map_array];
