@@ -54,28 +54,40 @@ float map_lod(vkcol_gpu_mesh to)
 // US 7,928,993: inside when the vertex's distance from `to`'s origin is at
 // most the map's outer distance, channel G, sampled in its direction).
 // Returns the depth of the first vertex found inside (>= 0), or -1.
+// Two passes: the vertices inside `to`'s box, as a mask, then a sample for
+// each of them. A SIMD driver runs the sampling loop as often as the pair
+// with the most such vertices needs, not once per vertex any pair of the
+// SIMD group has to sample.
 float test_cluster(vkcol_gpu_mesh from, vkcol_gpu_mesh to, mat3 r, vec3 t, uint c)
 {
 	vec3 origin = vec3(to.origin_x, to.origin_y, to.origin_z);
 	vec3 lo = box_min(to), hi = box_max(to);
 	float lod = map_lod(to);
 	uint first = from.vertex_first + c * VKCOL_CLUSTER_SIZE;
-	uint end = min(first + VKCOL_CLUSTER_SIZE, from.vertex_first + from.vertex_count);
-	for (uint k = first; k < end; k++) {
-		g_vertex_tests++;
-		vec3 v = r * vertices[k].xyz + t;
-		if (any(lessThan(v, lo)) || any(greaterThan(v, hi)))
-			continue;
-		vec3 d = v - origin;
-		float dist = length(d);
-		if (dist == 0.0)
-			return 0.0;
-		g_samples++;
-		float outer = map_sample(to.map_array, d, float(to.map_layer), lod).g;
-		if (dist <= outer)
-			return outer - dist;
+	uint count = min(VKCOL_CLUSTER_SIZE, from.vertex_first + from.vertex_count - first);
+	uint in_box = 0u;
+	for (uint k = 0u; k < count; k++) {
+		vec3 v = r * vertices[first + k].xyz + t;
+		if (all(greaterThanEqual(v, lo)) && all(lessThanEqual(v, hi)))
+			in_box |= 1u << k;
 	}
-	return -1.0;
+	g_vertex_tests += count;
+	float depth = -1.0;
+	while (in_box != 0u && depth < 0.0) {
+		uint k = uint(findLSB(in_box));
+		in_box &= in_box - 1u;
+		vec3 d = r * vertices[first + k].xyz + t - origin;
+		float dist = length(d);
+		if (dist == 0.0) {
+			depth = 0.0;
+		} else {
+			g_samples++;
+			float outer = map_sample(to.map_array, d, float(to.map_layer), lod).g;
+			if (dist <= outer)
+				depth = outer - dist;
+		}
+	}
+	return depth;
 }
 
 #endif

@@ -70,7 +70,7 @@ struct side {
 	uint direction;
 	bool cones;     // cone bounds apply (level 0's linear filtering only)
 	uint groups;    // groups of `from`
-	uint touching;  // bit g set: group g (< 32) may hold an inside vertex
+	uint touching;  // bit b set: a group g with g % 32 = b may hold an inside vertex
 	uint nearest;   // the group nearest `to`'s origin that may, or NONE
 	uint tested;    // its cluster nearest `to`'s origin that may, tested here
 	uint rest;      // group_mask of `nearest` without `tested`
@@ -112,8 +112,7 @@ float test_nearest(inout side s)
 	for (uint g = 0u; g < s.groups; g++) {
 		if (!ball_may_hit(s.to, s.r, s.t, clusters[group_first + g], s.cones, d2))
 			continue;
-		if (g < 32u)
-			s.touching |= 1u << g;
+		s.touching |= 1u << (g & 31u);
 		if (d2 < nearest_d2) {
 			nearest_d2 = d2;
 			s.nearest = g;
@@ -128,37 +127,62 @@ float test_nearest(inout side s)
 	return test_cluster(s.from, s.to, s.r, s.t, s.tested);
 }
 
+// Makes jobs of the clusters in `mask` (bit k: cluster k of group g of
+// s.from). Returns false when the job list is full.
+bool group_jobs(uint p, side s, uint g, uint mask)
+{
+	uint slot = mask != 0u ? reserve_jobs(uint(bitCount(mask))) : 0u;
+	if (slot == NONE)
+		return false;
+	while (mask != 0u) {
+		jobs[slot++] = uvec2(p, g * VKCOL_GROUP_CLUSTERS + uint(findLSB(mask)) | (s.direction << 31));
+		mask &= mask - 1u;
+	}
+	return true;
+}
+
 // Makes jobs of the clusters of s.from that may hold a vertex inside s.to,
-// but the one test_nearest tested. Returns the depth of an inside vertex
-// found here (the job list was full), else -1.
-float make_jobs(uint p, side s)
+// but the one test_nearest tested. Returns false when the job list is full.
+// The groups are visited through the set bits of s.touching: a SIMD driver
+// runs the loop as often as the pair with the most such groups needs, not
+// once per group any pair of the SIMD group touches.
+bool make_jobs(uint p, side s)
 {
 	if (s.nearest == NONE)
-		return -1.0;
-	uint group_first = s.from.cluster_first + s.from.cluster_count;
+		return true;
+	bool room = group_jobs(p, s, s.nearest, s.rest);
+	uint pending = s.touching, group_first = s.from.cluster_first + s.from.cluster_count, closest;
 	float d2;
-	for (uint g = 0u; g < s.groups; g++) {
-		if (g != s.nearest && (g < 32u ? (s.touching & (1u << g)) == 0u
-		                               : !ball_may_hit(s.to, s.r, s.t, clusters[group_first + g], s.cones, d2)))
-			continue;
-		uint closest, first = g * VKCOL_GROUP_CLUSTERS;
-		uint mask = g == s.nearest ? s.rest : group_mask(s, g, closest);
-		if (mask == 0u)
-			continue;
-		uint slot = reserve_jobs(uint(bitCount(mask)));
-		for (uint c = first; mask != 0u; c++, mask >>= 1) {
-			if ((mask & 1u) == 0u)
-				continue;
-			if (slot != NONE) {
-				jobs[slot++] = uvec2(p, c | (s.direction << 31));
-			} else {
-				float depth = test_cluster(s.from, s.to, s.r, s.t, c);
-				if (depth >= 0.0)
-					return depth;
+	while (pending != 0u && room) {
+		uint b = uint(findLSB(pending));
+		pending &= pending - 1u;
+		for (uint g = b; g < s.groups && room; g += 32u)
+			if (g != s.nearest && (s.groups <= 32u || ball_may_hit(s.to, s.r, s.t, clusters[group_first + g], s.cones, d2)))
+				room = group_jobs(p, s, g, group_mask(s, g, closest));
+	}
+	return room;
+}
+
+// The job list is full: tests every cluster of the pair that may hold an
+// inside vertex here (slow, but the list is sized so that this is rare).
+// One copy of this code: a SIMD driver runs every branch of a shader, taken
+// or not, so each call site would cost every pair.
+float test_all(side ba, side ab)
+{
+	float depth = -1.0, d2;
+	uint closest;
+	for (uint direction = 0u; direction < 2u && depth < 0.0; direction++) {
+		side s = direction == 0u ? ba : ab;
+		uint group_first = s.from.cluster_first + s.from.cluster_count;
+		for (uint g = 0u; g < s.groups && depth < 0.0; g++) {
+			uint mask = ball_may_hit(s.to, s.r, s.t, clusters[group_first + g], s.cones, d2) ? group_mask(s, g, closest) : 0u;
+			while (mask != 0u && depth < 0.0) {
+				depth = test_cluster(s.from, s.to, s.r, s.t, g * VKCOL_GROUP_CLUSTERS + uint(findLSB(mask)));
+				mask &= mask - 1u;
 			}
 		}
 	}
-	return -1.0;
+	return depth;
 }
 
 void main()
@@ -175,20 +199,26 @@ void main()
 		return;
 	}
 	// Stage 1: overlapping inner balls; the nearest cluster of B's vertices
-	// in A's frame and of A's in B's; then jobs for the other clusters.
+	// in A's frame and of A's in B's; then jobs for the other clusters. The
+	// directions are loops, not two calls: one copy of the code (test_all).
 	float depth = inner_ball_overlap(a, b, f);
 	side ba, ab;
 	ba.from = b, ba.to = a, ba.r = f.r_ba, ba.t = f.t_ba, ba.direction = 0u;
 	ab.from = a, ab.to = b, ab.r = f.r_ab, ab.t = f.t_ab, ab.direction = 1u;
 	ba.nearest = ab.nearest = NONE;
-	if (depth < 0.0)
-		depth = test_nearest(ba);
-	if (depth < 0.0)
-		depth = test_nearest(ab);
-	if (depth < 0.0)
-		depth = make_jobs(p, ba);
-	if (depth < 0.0)
-		depth = make_jobs(p, ab);
+	for (uint direction = 0u; direction < 2u && depth < 0.0; direction++) {
+		side s = direction == 0u ? ba : ab;
+		depth = test_nearest(s);
+		if (direction == 0u)
+			ba = s;
+		else
+			ab = s;
+	}
+	bool room = true;
+	for (uint direction = 0u; direction < 2u && depth < 0.0 && room; direction++)
+		room = make_jobs(p, direction == 0u ? ba : ab);
+	if (!room)
+		depth = test_all(ba, ab);
 	results[p] = vkcol_gpu_result(depth >= 0.0 ? 1u : 0u, VKCOL_STAGE_CUBE_MAP, max(depth, 0.0), 0u);
 	add_stats();
 }

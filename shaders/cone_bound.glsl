@@ -5,22 +5,20 @@
 #ifndef VKCOL_CONE_BOUND_GLSL
 #define VKCOL_CONE_BOUND_GLSL
 
+#if VKCOL_CONE_LEVELS != 5 || VKCOL_CONE_CELLS != 16
+#error cone_beyond's sines are those of 5 levels from 16 cells
+#endif
+
 // Cell of direction d (not zero) at a level of n x n cells per face.
 uint cone_cell(vec3 d, uint n)
 {
+	// Branch free: a SIMD driver runs every side of a divergent branch.
 	vec3 a = abs(d);
-	uint face;
-	vec2 uv;
-	if (a.x >= a.y && a.x >= a.z) {
-		face = d.x >= 0.0 ? 0u : 1u;
-		uv = d.yz / a.x;
-	} else if (a.y >= a.z) {
-		face = d.y >= 0.0 ? 2u : 3u;
-		uv = d.xz / a.y;
-	} else {
-		face = d.z >= 0.0 ? 4u : 5u;
-		uv = d.xy / a.z;
-	}
+	bool x = a.x >= a.y && a.x >= a.z, y = !x && a.y >= a.z;
+	uint axis = x ? 0u : (y ? 1u : 2u);
+	float major = x ? d.x : (y ? d.y : d.z);
+	vec2 uv = (x ? d.yz : (y ? d.xz : d.xy)) / abs(major);
+	uint face = 2u * axis + (major >= 0.0 ? 0u : 1u);
 	float fn = float(n);
 	uvec2 ij = uvec2(clamp((uv + 1.0) * (0.5 * fn), vec2(0.0), vec2(fn - 1.0)));
 	return (face * n + ij.y) * n + ij.x;
@@ -35,17 +33,17 @@ bool cone_beyond(vkcol_gpu_mesh to, vec3 d, float len, float rho)
 {
 	if (len <= rho)
 		return false;
-	// sin(VKCOL_CONE_ANGLE(l)), rounded down.
-	const float sines[VKCOL_CONE_LEVELS] = float[](0.0624593, 0.1246747, 0.2474039, 0.4794255, 0.8414709);
 	float s = rho / len; // sine of the ball's half-angle seen from the origin
-	uint level = 0u, offset = 0u, n = uint(VKCOL_CONE_CELLS);
-	while (level < uint(VKCOL_CONE_LEVELS) && s > sines[level]) {
-		offset += 6u * n * n;
-		n >>= 1;
-		level++;
-	}
+	// The level: how many of the levels' half-angle sines, sin(2^l / CELLS)
+	// rounded down, s exceeds. No loop over a local array: a SIMD driver such
+	// as lavapipe keeps it in memory.
+	uint level = uint(s > 0.0624593) + uint(s > 0.1246747) + uint(s > 0.2474039) + uint(s > 0.4794255) +
+	             uint(s > 0.8414709);
 	if (level == uint(VKCOL_CONE_LEVELS))
 		return false;
+	uint n = uint(VKCOL_CONE_CELLS) >> level;
+	// Levels before this one hold 6 (C^2 + (C/2)^2 + ...) = 8 (C^2 - n^2) cells.
+	uint offset = 8u * (uint(VKCOL_CONE_CELLS * VKCOL_CONE_CELLS) - n * n);
 	uint at = offset + cone_cell(d, n);
 	return len - rho > clusters[to.cone_first + (at >> 2)][at & 3u];
 }
