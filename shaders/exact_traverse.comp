@@ -33,28 +33,23 @@ void main()
 	load_frame(p, r, t, tol);
 	mat3 abs_r = mat3(abs(r[0]), abs(r[1]), abs(r[2]));
 	vkcol_gpu_node na = node_at(it.y), nb = node_at(it.z);
-	if (na.count > 0u || nb.count > 0u) {
-		// One leaf (two leaves are exact_leaves.comp's): split the other node.
-		uvec2 item0, item1;
-		bool keep0, keep1, leaf0, leaf1;
-		split(it.yz, na, nb, r, abs_r, t, tol, item0, item1, keep0, keep1, leaf0, leaf1);
-		emit(p, (keep0 ? 1u : 0u) | (keep1 ? 2u : 0u), (leaf0 ? 1u : 0u) | (leaf1 ? 2u : 0u), item0, item1, item1,
-		     item1);
-		return;
-	}
-	// Both inner nodes: split both at once (four child pairs, one frontier
-	// item instead of two levels of them: on lavapipe an item's fixed cost
-	// outweighs its box tests).
-	vkcol_gpu_node a0 = node_at(na.first), a1 = node_at(na.first + 1u);
-	vkcol_gpu_node b0 = node_at(nb.first), b1 = node_at(nb.first + 1u);
+	// Both nodes inner: their four child pairs. One of them a leaf (pairs
+	// of two leaves go to exact_leaves.comp): the other's two children, as
+	// child pairs 0 and 1 (or 0 and 2) of the leaf with itself. One path,
+	// no branch: a SIMD driver such as lavapipe runs both sides of a branch.
+	bool split_a = na.count == 0u, split_b = nb.count == 0u;
+	uint a_first = split_a ? na.first : it.y, b_first = split_b ? nb.first : it.z;
+	vkcol_gpu_node a0 = split_a ? node_at(a_first) : na, a1 = split_a ? node_at(a_first + 1u) : na;
+	vkcol_gpu_node b0 = split_b ? node_at(b_first) : nb, b1 = split_b ? node_at(b_first + 1u) : nb;
 	vec3 ca0 = centre(a0), ea0 = extent(a0), ca1 = centre(a1), ea1 = extent(a1);
 	vec3 cb0 = centre(b0), eb0 = extent(b0), cb1 = centre(b1), eb1 = extent(b1);
+	uint children = 1u | (split_b ? 2u : 0u) | (split_a ? 4u : 0u) | (split_a && split_b ? 8u : 0u);
 	uint keep = (carried_overlap(ca0, ea0, cb0, eb0, r, abs_r, t, tol) ? 1u : 0u) |
 	            (carried_overlap(ca0, ea0, cb1, eb1, r, abs_r, t, tol) ? 2u : 0u) |
 	            (carried_overlap(ca1, ea1, cb0, eb0, r, abs_r, t, tol) ? 4u : 0u) |
 	            (carried_overlap(ca1, ea1, cb1, eb1, r, abs_r, t, tol) ? 8u : 0u);
 	bool la0 = a0.count > 0u, la1 = a1.count > 0u, lb0 = b0.count > 0u, lb1 = b1.count > 0u;
 	uint leaves = (la0 && lb0 ? 1u : 0u) | (la0 && lb1 ? 2u : 0u) | (la1 && lb0 ? 4u : 0u) | (la1 && lb1 ? 8u : 0u);
-	emit(p, keep, leaves, uvec2(na.first, nb.first), uvec2(na.first, nb.first + 1u), uvec2(na.first + 1u, nb.first),
-	     uvec2(na.first + 1u, nb.first + 1u));
+	emit(p, keep & children, leaves, uvec2(a_first, b_first), uvec2(a_first, b_first + 1u),
+	     uvec2(a_first + (split_a ? 1u : 0u), b_first), uvec2(a_first + 1u, b_first + 1u));
 }

@@ -102,40 +102,61 @@ bool hit(uint p, uint tri_a, uint tri_b)
 // Returns true when the pair's search should stop (a hit, unless listing).
 // The loops end through their conditions, not early returns: see
 // exact_setup.comp for the lavapipe miscompile this avoids inside loops.
+// The culls first collect the surviving pairs as bits of a mask, then the
+// exact test runs once per set bit: a SIMD driver such as lavapipe runs a
+// branch's code whether any lane takes it or not, so a triangle test
+// inside the cull loops would cost every triangle pair of every lane. A's
+// triangles go in windows of up to 32 and B's in batches whose pairs fill
+// at most 32 bits (a window of 4 and a batch of 8 for leaves of 4).
 bool test_leaves(uint p, vkcol_gpu_node na, vkcol_gpu_node nb, mat3 r, mat3 abs_r, vec3 t, float tol)
 {
-	// A's triangles against B's leaf box carried into A's frame (bit k:
-	// triangle na.first + k may meet it; leaves of more than 32 triangles
-	// skip this cull past the 32nd).
 	vec3 cb = r * centre(nb) + t, eb = abs_r * extent(nb) + vec3(tol);
-	uint mask = 0u;
-	for (uint k = 0u; k < na.count && k < 32u; k++) {
-		uvec4 tri = triangles[na.first + k];
-		vec3 a0 = vertices[tri.x].xyz, a1 = vertices[tri.y].xyz, a2 = vertices[tri.z].xyz;
-		vec3 lo = min(a0, min(a1, a2)), hi = max(a0, max(a1, a2));
-		if (all(lessThanEqual(max(lo - cb, cb - hi), eb)))
-			mask |= 1u << k;
-	}
-	bool stop = false;
-	if (mask == 0u && na.count <= 32u)
-		return stop;
 	vec3 la = node_min(na) - vec3(tol), ha = node_max(na) + vec3(tol);
-	for (uint tb = nb.first; tb < nb.first + nb.count && !stop; tb++) {
-		uvec4 tri_b = triangles[tb];
-		vec3 b0 = r * vertices[tri_b.x].xyz + t;
-		vec3 b1 = r * vertices[tri_b.y].xyz + t;
-		vec3 b2 = r * vertices[tri_b.z].xyz + t;
-		vec3 lb = min(b0, min(b1, b2)) - vec3(tol), hb = max(b0, max(b1, b2)) + vec3(tol);
-		// B's triangle against A's leaf box.
-		bool near = !(any(greaterThan(lb, ha)) || any(lessThan(hb, la)));
-		for (uint k = 0u; near && k < na.count && !stop; k++) {
-			if (k >= 32u || (mask & (1u << k)) != 0u) {
-				uvec4 tri_a = triangles[na.first + k];
+	bool stop = false;
+	for (uint wa = 0u; wa < na.count && !stop; wa += 32u) {
+		uint na_w = min(na.count - wa, 32u);
+		// A's triangles of the window against B's leaf box carried into A's
+		// frame (bit k: triangle na.first + wa + k may meet it).
+		uint mask = 0u;
+		for (uint k = 0u; k < na_w; k++) {
+			uvec4 tri = triangles[na.first + wa + k];
+			vec3 a0 = vertices[tri.x].xyz, a1 = vertices[tri.y].xyz, a2 = vertices[tri.z].xyz;
+			vec3 lo = min(a0, min(a1, a2)), hi = max(a0, max(a1, a2));
+			if (all(lessThanEqual(max(lo - cb, cb - hi), eb)))
+				mask |= 1u << k;
+		}
+		uint per = 32u / na_w; // B's triangles per batch
+		for (uint jb = 0u; jb < nb.count && mask != 0u && !stop; jb += per) {
+			uint nb_b = min(nb.count - jb, per);
+			// Bit j * na_w + k: B's triangle jb + j and A's k may meet.
+			uint candidates = 0u;
+			for (uint j = 0u; j < nb_b; j++) {
+				uvec4 tri_b = triangles[nb.first + jb + j];
+				vec3 b0 = r * vertices[tri_b.x].xyz + t;
+				vec3 b1 = r * vertices[tri_b.y].xyz + t;
+				vec3 b2 = r * vertices[tri_b.z].xyz + t;
+				vec3 lb = min(b0, min(b1, b2)) - vec3(tol), hb = max(b0, max(b1, b2)) + vec3(tol);
+				// B's triangle against A's leaf box, then against each
+				// surviving triangle's box.
+				bool near = !(any(greaterThan(lb, ha)) || any(lessThan(hb, la)));
+				for (uint k = 0u; near && k < na_w; k++) {
+					uvec4 tri_a = triangles[na.first + wa + k];
+					vec3 a0 = vertices[tri_a.x].xyz, a1 = vertices[tri_a.y].xyz, a2 = vertices[tri_a.z].xyz;
+					vec3 lo = min(a0, min(a1, a2)), hi = max(a0, max(a1, a2));
+					if ((mask & (1u << k)) != 0u && !(any(greaterThan(lb, hi)) || any(lessThan(hb, lo))))
+						candidates |= 1u << (j * na_w + k);
+				}
+			}
+			while (candidates != 0u && !stop) {
+				uint bit = uint(findLSB(candidates));
+				candidates &= candidates - 1u;
+				uvec4 tri_a = triangles[na.first + wa + bit % na_w];
+				uvec4 tri_b = triangles[nb.first + jb + bit / na_w];
 				vec3 a0 = vertices[tri_a.x].xyz, a1 = vertices[tri_a.y].xyz, a2 = vertices[tri_a.z].xyz;
-				vec3 lo = min(a0, min(a1, a2)), hi = max(a0, max(a1, a2));
-				// The two triangles' boxes first, then the exact test.
-				if (!(any(greaterThan(lb, hi)) || any(lessThan(hb, lo))) &&
-				    triangles_intersect(a0, a1, a2, b0, b1, b2, tol))
+				vec3 b0 = r * vertices[tri_b.x].xyz + t;
+				vec3 b1 = r * vertices[tri_b.y].xyz + t;
+				vec3 b2 = r * vertices[tri_b.z].xyz + t;
+				if (triangles_intersect(a0, a1, a2, b0, b1, b2, tol))
 					stop = hit(p, tri_a.w, tri_b.w);
 			}
 		}
@@ -147,30 +168,25 @@ bool test_leaves(uint p, vkcol_gpu_node na, vkcol_gpu_node nb, mat3 r, mat3 abs_
 // that is not a leaf, and keeps the children whose boxes overlap the other
 // node's (child k becomes item k).
 // leaf0, leaf1: child item k pairs two leaves.
+// Branch free: a SIMD driver such as lavapipe runs both sides of a branch
+// with the lanes masked off, which would double the box tests.
 void split(uvec2 top, vkcol_gpu_node na, vkcol_gpu_node nb, mat3 r, mat3 abs_r, vec3 t, float tol,
            out uvec2 item0, out uvec2 item1, out bool keep0, out bool keep1, out bool leaf0, out bool leaf1)
 {
 	vec3 ea = extent(na), eb = extent(nb);
 	bool split_b = na.count > 0u || (nb.count == 0u && dot(eb, eb) > dot(ea, ea));
-	if (split_b) {
-		vec3 ca = centre(na);
-		vkcol_gpu_node c0 = node_at(nb.first), c1 = node_at(nb.first + 1u);
-		keep0 = carried_overlap(ca, ea, centre(c0), extent(c0), r, abs_r, t, tol);
-		keep1 = carried_overlap(ca, ea, centre(c1), extent(c1), r, abs_r, t, tol);
-		leaf0 = na.count > 0u && c0.count > 0u;
-		leaf1 = na.count > 0u && c1.count > 0u;
-		item0 = uvec2(top.x, nb.first);
-		item1 = uvec2(top.x, nb.first + 1u);
-	} else {
-		vec3 cb = centre(nb);
-		vkcol_gpu_node c0 = node_at(na.first), c1 = node_at(na.first + 1u);
-		keep0 = carried_overlap(centre(c0), extent(c0), cb, eb, r, abs_r, t, tol);
-		keep1 = carried_overlap(centre(c1), extent(c1), cb, eb, r, abs_r, t, tol);
-		leaf0 = nb.count > 0u && c0.count > 0u;
-		leaf1 = nb.count > 0u && c1.count > 0u;
-		item0 = uvec2(na.first, top.y);
-		item1 = uvec2(na.first + 1u, top.y);
-	}
+	uint first = split_b ? nb.first : na.first;
+	vkcol_gpu_node c0 = node_at(first), c1 = node_at(first + 1u);
+	// The node that stays, and the two children, as the A or B side.
+	vec3 cs = split_b ? centre(na) : centre(nb), es = split_b ? ea : eb;
+	vec3 cc0 = centre(c0), ec0 = extent(c0), cc1 = centre(c1), ec1 = extent(c1);
+	keep0 = carried_overlap(split_b ? cs : cc0, split_b ? es : ec0, split_b ? cc0 : cs, split_b ? ec0 : es, r, abs_r, t, tol);
+	keep1 = carried_overlap(split_b ? cs : cc1, split_b ? es : ec1, split_b ? cc1 : cs, split_b ? ec1 : es, r, abs_r, t, tol);
+	bool other_leaf = (split_b ? na.count : nb.count) > 0u;
+	leaf0 = other_leaf && c0.count > 0u;
+	leaf1 = other_leaf && c1.count > 0u;
+	item0 = split_b ? uvec2(top.x, first) : uvec2(first, top.y);
+	item1 = split_b ? uvec2(top.x, first + 1u) : uvec2(first + 1u, top.y);
 }
 
 // The frontier this level reads, at slot.

@@ -167,6 +167,43 @@ static void test_against_reference(void)
 	vkcol_context_destroy(ctx);
 }
 
+// Leaves of other sizes than the default 4: the leaf-leaf test takes A's
+// triangles in windows of up to 32 and B's in batches whose pairs fill 32
+// bits, so leaves of 7 (batches of 4) and of up to 64 (two windows, batches
+// of one) take other paths through it. Both agree with the reference,
+// breadth first only too (then every leaf pair goes through exact_leaves).
+static void test_leaf_sizes(void)
+{
+	vkcol_context *ctx = gpu_context();
+	if (!ctx)
+		return;
+	meshgen_mesh torus;
+	ENSURE(meshgen_torus(&torus, 1.0f, 0.3f, 32, 12));
+	const uint32_t sizes[2] = {7, 64};
+	for (int k = 0; k < 2; k++) {
+		vkcol_mesh_desc d = meshgen_desc(&torus, "torus");
+		d.cube_resolution = 32;
+		d.leaf_size = sizes[k];
+		vkcol_mesh m = {0};
+		ENSURE(vkcol_mesh_create(ctx, &d, &m) == VKCOL_SUCCESS);
+		vkcol_mesh_info info;
+		ENSURE(vkcol_mesh_get_info(ctx, m, &info) == VKCOL_SUCCESS);
+		printf("     leaf size %u: leaves of %u..%u triangles\n", sizes[k], info.tree_leaf_min, info.tree_leaf_max);
+		ENSURE(info.tree_leaf_max > (k == 0 ? 4u : 32u));
+		char name[64];
+		snprintf(name, sizeof(name), "torus, leaves of %u", sizes[k]);
+		report(name, compare(ctx, m, m, 1500, 1.03f, 11 + (uint64_t)k, 0, NULL));
+		ctx->traverse_budget_override = 1;
+		snprintf(name, sizeof(name), "torus, leaves of %u, no dive", sizes[k]);
+		report(name, compare(ctx, m, m, 1500, 1.03f, 13 + (uint64_t)k, 0, NULL));
+		ctx->traverse_budget_override = 0;
+		vkcol_mesh_destroy(ctx, m);
+	}
+	meshgen_free(&torus);
+	ENSURE_EQ_INT(vkcol_context_validation_message_count(ctx), 0);
+	vkcol_context_destroy(ctx);
+}
+
 // The depth-first steps below the items of likely-colliding pairs change no
 // answer and save traversal items: the same torus poses with a budget of 1
 // (breadth first only), the default and the largest budget all agree with
@@ -524,6 +561,7 @@ int main(int argc, char **argv)
 	RUN_TEST(test_against_reference);
 	RUN_TEST(test_overflow_reruns);
 	RUN_TEST(test_depth_first);
+	RUN_TEST(test_leaf_sizes);
 	RUN_TEST(test_early_accept);
 	RUN_TEST(test_triangle_list);
 	RUN_TEST(test_no_unexpected_log_messages);
