@@ -24,14 +24,16 @@ layout(std430, set = 0, binding = 6) readonly buffer Pieces { uint pieces[]; };
 // Coherent: exact_dive.comp polls the hit counts other invocations of the
 // same dispatch write (a pair stops once any of its items found a hit).
 layout(std430, set = 0, binding = 7) coherent buffer State { uvec2 state[]; }; // per pair: hits, flags
-layout(std430, set = 0, binding = 8) buffer Frontier0 { uvec4 frontier0[]; };
-layout(std430, set = 0, binding = 9) buffer Frontier1 { uvec4 frontier1[]; };
-layout(std430, set = 0, binding = 10) buffer Counters { uint counters[]; };
-layout(std430, set = 0, binding = 11) buffer Args { uint args[]; };
-layout(std430, set = 0, binding = 12) buffer Frames { vec4 frames[]; }; // VKCOL_FRAME_VEC4S per pair
-layout(std430, set = 0, binding = 13) readonly buffer Clusters { vec4 clusters[]; }; // centre, radius
-layout(std430, set = 0, binding = 14) buffer List { uvec4 list[]; }; // pair, triangle a, triangle b (originals), 0
-layout(set = 0, binding = 15) uniform samplerCubeArray maps[VKCOL_MAP_ARRAYS];
+// The two frontiers, params.capacity items each: level l reads half l % 2
+// and appends to the other. One binding, not two: the half is an offset,
+// not a branch between two buffers (lavapipe runs both sides of a branch).
+layout(std430, set = 0, binding = 8) buffer Frontier { uvec4 frontier[]; };
+layout(std430, set = 0, binding = 9) buffer Counters { uint counters[]; };
+layout(std430, set = 0, binding = 10) buffer Args { uint args[]; };
+layout(std430, set = 0, binding = 11) buffer Frames { vec4 frames[]; }; // VKCOL_FRAME_VEC4S per pair
+layout(std430, set = 0, binding = 12) readonly buffer Clusters { vec4 clusters[]; }; // centre, radius
+layout(std430, set = 0, binding = 13) buffer List { uvec4 list[]; }; // pair, triangle a, triangle b (originals), 0
+layout(set = 0, binding = 14) uniform samplerCubeArray maps[VKCOL_MAP_ARRAYS];
 layout(push_constant) uniform Push { vkcol_exact_params params; };
 
 vkcol_gpu_node node_at(uint i)

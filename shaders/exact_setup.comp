@@ -231,7 +231,7 @@ void main()
 	uint i = atomicAdd(counters[region_counter(region)], 1u), base, end;
 	region_slots(region, base, end);
 	if (base + i < end)
-		frontier0[base + i] = uvec4(p, a.node_first, b.node_first, 0u);
+		frontier[base + i] = uvec4(p, a.node_first, b.node_first, 0u);
 	else
 		state[p].y |= VKCOL_PAIR_OVERFLOW;
 }

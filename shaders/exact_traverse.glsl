@@ -192,16 +192,13 @@ void split(uvec2 top, vkcol_gpu_node na, vkcol_gpu_node nb, mat3 r, mat3 abs_r, 
 // The frontier this level reads, at slot.
 uvec4 frontier_get(uint slot)
 {
-	return (params.level & 1u) == 0u ? frontier0[slot] : frontier1[slot];
+	return frontier[(params.level & 1u) * params.capacity + slot];
 }
 
 // Writes item at slot of the frontier the next level reads.
 void frontier_put(uint slot, uvec4 item)
 {
-	if ((params.level & 1u) == 0u)
-		frontier1[slot] = item;
-	else
-		frontier0[slot] = item;
+	frontier[((params.level & 1u) ^ 1u) * params.capacity + slot] = item;
 }
 
 // Reserves n slots for pair p in a region of the next level's frontier;
@@ -220,50 +217,37 @@ uint frontier_reserve(uint p, uint region, uint n, out uint end)
 	return base + j;
 }
 
-// Writes the items of `keep` (bit k: item k; up to four) from slot on, as
-// far as end.
-void frontier_put_kept(uint p, uint keep, uint slot, uint end, uvec2 item0, uvec2 item1, uvec2 item2, uvec2 item3)
-{
-	if ((keep & 1u) != 0u) {
-		if (slot < end)
-			frontier_put(slot, uvec4(p, item0, 0u));
-		slot++;
-	}
-	if ((keep & 2u) != 0u) {
-		if (slot < end)
-			frontier_put(slot, uvec4(p, item1, 0u));
-		slot++;
-	}
-	if ((keep & 4u) != 0u) {
-		if (slot < end)
-			frontier_put(slot, uvec4(p, item2, 0u));
-		slot++;
-	}
-	if ((keep & 8u) != 0u && slot < end)
-		frontier_put(slot, uvec4(p, item3, 0u));
-}
-
 // Appends the kept items of pair p (bit k of keep: item k; up to four) to
 // the next level's frontier: those pairing two leaves (bit k of leaves) to
 // the leaf region, the others to the breadth-first region, or, once the
 // pair has spawned VKCOL_DIVE_AFTER items that way (a wide overlap region,
 // as a colliding pair has), to the depth-first one. No local array:
-// lavapipe keeps a dynamically indexed one in memory, per invocation.
+// lavapipe keeps a dynamically indexed one in memory, per invocation. One
+// store in a loop over the kept items, not one per possible item: lavapipe
+// runs a branch's code whether any lane takes it or not.
 void emit(uint p, uint keep, uint leaves, uvec2 item0, uvec2 item1, uvec2 item2, uvec2 item3)
 {
 	uint inner = keep & ~leaves, leaf = keep & leaves;
-	uint end;
-	if (leaf != 0u) {
-		uint slot = frontier_reserve(p, REGION_LEAF, uint(bitCount(leaf)), end);
-		frontier_put_kept(p, leaf, slot, end, item0, item1, item2, item3);
+	uint leaf_end = 0u, inner_end = 0u, leaf_slot = 0u, inner_slot = 0u;
+	if (leaf != 0u)
+		leaf_slot = frontier_reserve(p, REGION_LEAF, uint(bitCount(leaf)), leaf_end);
+	if (inner != 0u) {
+		uint n = uint(bitCount(inner));
+		bool dive = params.budget > 1u &&
+		            atomicAdd(state[p].y, n << VKCOL_PAIR_ITEMS_SHIFT) >> VKCOL_PAIR_ITEMS_SHIFT >= VKCOL_DIVE_AFTER;
+		inner_slot = frontier_reserve(p, dive ? REGION_DIVE : REGION_BREADTH, n, inner_end);
 	}
-	if (inner == 0u)
-		return;
-	uint n = uint(bitCount(inner));
-	bool dive = params.budget > 1u &&
-	            atomicAdd(state[p].y, n << VKCOL_PAIR_ITEMS_SHIFT) >> VKCOL_PAIR_ITEMS_SHIFT >= VKCOL_DIVE_AFTER;
-	uint slot = frontier_reserve(p, dive ? REGION_DIVE : REGION_BREADTH, n, end);
-	frontier_put_kept(p, inner, slot, end, item0, item1, item2, item3);
+	while (keep != 0u) {
+		uint k = uint(findLSB(keep));
+		keep &= keep - 1u;
+		bool is_leaf = ((leaves >> k) & 1u) != 0u;
+		uvec2 item = k == 0u ? item0 : k == 1u ? item1 : k == 2u ? item2 : item3;
+		uint slot = is_leaf ? leaf_slot : inner_slot;
+		if (slot < (is_leaf ? leaf_end : inner_end))
+			frontier_put(slot, uvec4(p, item, 0u));
+		leaf_slot += is_leaf ? 1u : 0u;
+		inner_slot += is_leaf ? 0u : 1u;
+	}
 }
 
 #endif

@@ -579,13 +579,13 @@ cleanup:
 
 // --- exact mode -------------------------------------------------------------
 
-// Items per frontier buffer: bounded by one binding's range; 2^21 items are
-// 32 MiB per buffer.
+// Items per frontier: both frontiers are one binding, bounded by its range;
+// 2^21 items are 32 MiB per frontier.
 static uint32_t frontier_capacity(const vkcol_context *ctx)
 {
 	if (ctx->frontier_capacity_override)
 		return ctx->frontier_capacity_override;
-	uint64_t by_binding = ctx->props.limits.maxStorageBufferRange / 16;
+	uint64_t by_binding = ctx->props.limits.maxStorageBufferRange / 32;
 	return by_binding < (1u << 21) ? (uint32_t)by_binding : (1u << 21);
 }
 
@@ -612,7 +612,7 @@ static uint32_t traverse_budget(const vkcol_context *ctx)
 #define EXACT_PIPELINES 6
 
 typedef struct exact_buffers {
-	gpu_buffer pairs, results, state, frames, frontier[2], counters, args, list;
+	gpu_buffer pairs, results, state, frames, frontier, counters, args, list;
 	VkDescriptorSet sets[EXACT_PIPELINES];
 	gpu_pipeline *pipes[EXACT_PIPELINES]; // setup, args, traverse, contain, dive, leaves
 	uint32_t chunk, capacity, levels, list_capacity, flags;
@@ -632,8 +632,8 @@ typedef struct list_sink {
 
 static void exact_buffers_free(vkcol_context *ctx, exact_buffers *b)
 {
-	gpu_buffer *all[] = {&b->pairs,    &b->results,  &b->state, &b->frames, &b->frontier[0],
-	                     &b->frontier[1], &b->counters, &b->args,  &b->list};
+	gpu_buffer *all[] = {&b->pairs,    &b->results, &b->state, &b->frames,
+	                     &b->frontier, &b->counters, &b->args,  &b->list};
 	for (size_t i = 0; i < CORE_COUNT_OF(all); i++)
 		gpu_buffer_destroy(ctx, all[i]);
 }
@@ -668,9 +668,8 @@ static vkcol_result exact_buffers_create(vkcol_context *ctx, uint32_t chunk, uin
 	TRY(gpu_buffer_create(ctx, (VkDeviceSize)b->chunk * 8, storage, GPU_MEMORY_DEVICE, "exact pair state", &b->state));
 	TRY(gpu_buffer_create(ctx, (VkDeviceSize)b->chunk * VKCOL_FRAME_VEC4S * 16, storage, GPU_MEMORY_DEVICE,
 	                      "exact pair frames", &b->frames));
-	for (int i = 0; i < 2; i++)
-		TRY(gpu_buffer_create(ctx, (VkDeviceSize)b->capacity * 16, storage, GPU_MEMORY_DEVICE, "exact frontier",
-		                      &b->frontier[i]));
+	TRY(gpu_buffer_create(ctx, (VkDeviceSize)b->capacity * 32, storage, GPU_MEMORY_DEVICE, "exact frontiers",
+	                      &b->frontier));
 	TRY(gpu_buffer_create(ctx, VKCOL_COUNTER_WORDS * 4, storage, GPU_MEMORY_READBACK, "exact counters", &b->counters));
 	// Three indirect dispatches per level: breadth-first, depth-first and
 	// leaf-leaf items.
@@ -681,10 +680,10 @@ static vkcol_result exact_buffers_create(vkcol_context *ctx, uint32_t chunk, uin
 	const pipeline_id ids[EXACT_PIPELINES] = {PIPELINE_EXACT_SETUP,   PIPELINE_EXACT_ARGS, PIPELINE_EXACT_TRAVERSE,
 	                                          PIPELINE_EXACT_CONTAIN, PIPELINE_EXACT_DIVE, PIPELINE_EXACT_LEAVES};
 	batch_pool *pool = ctx->pool;
-	gpu_binding bindings[15] = {
+	gpu_binding bindings[14] = {
 	    {&b->pairs, 0, 0},       {&pool->meshes, 0, 0},   {&pool->vertices, 0, 0}, {&b->results, 0, 0},
 	    {&pool->nodes, 0, 0},    {&pool->triangles, 0, 0}, {&pool->pieces, 0, 0},  {&b->state, 0, 0},
-	    {&b->frontier[0], 0, 0}, {&b->frontier[1], 0, 0}, {&b->counters, 0, 0},  {&b->args, 0, 0},
+	    {&b->frontier, 0, 0},    {&b->counters, 0, 0},    {&b->args, 0, 0},
 	    {&b->frames, 0, 0},      {&pool->clusters, 0, 0}, {&b->list, 0, 0},
 	};
 	VkImageView views[VKCOL_MAP_ARRAYS];
