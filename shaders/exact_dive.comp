@@ -40,9 +40,12 @@ void main()
 	load_frame(p, r, t, tol);
 	mat3 abs_r = mat3(abs(r[0]), abs(r[1]), abs(r[2]));
 
-	uvec2 stack[STACK_SIZE];
+	// Leaf-leaf pairs met on the way are collected and tested after the
+	// steps: lavapipe runs a branch's code whether any lane takes it or
+	// not, so a triangle test inside the loop would cost every step.
+	uvec2 stack[STACK_SIZE], leaf_pairs[STACK_SIZE];
 	stack[0] = it.yz;
-	uint sp = 1u, steps = 0u;
+	uint sp = 1u, steps = 0u, found = 0u;
 	bool stop = false;
 	while (sp > 0u && steps < params.budget && !stop) {
 		steps++;
@@ -50,12 +53,12 @@ void main()
 		uvec2 top = stack[sp];
 		vkcol_gpu_node na = node_at(top.x), nb = node_at(top.y);
 		if (na.count > 0u && nb.count > 0u) {
-			stop = test_leaves(p, na, nb, r, abs_r, t, tol);
+			leaf_pairs[found] = top;
+			found++;
 		} else {
 			uvec2 item0, item1;
 			bool keep0, keep1, leaf0, leaf1;
 			split(top, na, nb, r, abs_r, t, tol, item0, item1, keep0, keep1, leaf0, leaf1);
-			// Child 0 on top: popped first.
 			if (keep1) {
 				stack[sp] = item1;
 				sp++;
@@ -65,10 +68,11 @@ void main()
 				sp++;
 			}
 		}
-		// Another item of the pair may have found a hit meanwhile.
 		if (!stop && !find_all && sp > 0u && steps < params.budget)
 			stop = state[p].x != 0u;
 	}
+	for (uint k = 0u; k < found && !stop; k++)
+		stop = test_leaves(p, node_at(leaf_pairs[k].x), node_at(leaf_pairs[k].y), r, abs_r, t, tol);
 	if (stop || sp == 0u)
 		return;
 	uint end;
