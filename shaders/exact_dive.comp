@@ -59,6 +59,7 @@ void main()
 			uvec2 item0, item1;
 			bool keep0, keep1, leaf0, leaf1;
 			split(top, na, nb, r, abs_r, t, tol, item0, item1, keep0, keep1, leaf0, leaf1);
+			// Child 0 on top: popped first.
 			if (keep1) {
 				stack[sp] = item1;
 				sp++;
@@ -68,6 +69,7 @@ void main()
 				sp++;
 			}
 		}
+		// Another item of the pair may have found a hit meanwhile.
 		if (!stop && !find_all && sp > 0u && steps < params.budget)
 			stop = state[p].x != 0u;
 	}

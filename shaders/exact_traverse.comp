@@ -33,10 +33,12 @@ void main()
 	load_frame(p, r, t, tol);
 	mat3 abs_r = mat3(abs(r[0]), abs(r[1]), abs(r[2]));
 	vkcol_gpu_node na = node_at(it.y), nb = node_at(it.z);
-	// Both nodes inner: their four child pairs. One of them a leaf (pairs
-	// of two leaves go to exact_leaves.comp): the other's two children, as
-	// child pairs 0 and 1 (or 0 and 2) of the leaf with itself. One path,
-	// no branch: a SIMD driver such as lavapipe runs both sides of a branch.
+	// Both nodes inner: their four child pairs (one frontier item instead
+	// of two levels of them: on lavapipe an item's fixed cost outweighs its
+	// box tests). One of them a leaf (pairs of two leaves go to
+	// exact_leaves.comp): the other's two children, as child pairs 0 and 1
+	// (or 0 and 2) of the leaf with itself. One path, no branch: a SIMD
+	// driver such as lavapipe runs both sides of a branch.
 	bool split_a = na.count == 0u, split_b = nb.count == 0u;
 	uint a_first = split_a ? na.first : it.y, b_first = split_b ? nb.first : it.z;
 	vkcol_gpu_node a0 = split_a ? node_at(a_first) : na, a1 = split_a ? node_at(a_first + 1u) : na;
