@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
-// What approx_pairs.comp and approx_jobs.comp share: their bindings (but the
-// results, which each declares as it writes them), the statistics counters
-// and the vertex test of one cluster.
+// What the approx mode passes (approx_pairs.comp, approx_groups.comp,
+// approx_jobs.comp) share: their bindings (but the results, which each
+// declares as it writes them), the statistics counters, the vertex test of
+// one cluster, the culling of groups and clusters by their balls and the
+// job lists.
 #ifndef VKCOL_APPROX_COMMON_GLSL
 #define VKCOL_APPROX_COMMON_GLSL
 
@@ -88,6 +90,121 @@ float test_cluster(vkcol_gpu_mesh from, vkcol_gpu_mesh to, mat3 r, vec3 t, uint 
 		}
 	}
 	return depth;
+}
+
+// May the ball cs (centre, radius) of `from`'s vertices, placed in `to`'s
+// frame by x -> r x + t, hold a vertex inside `to`? Not when it misses `to`'s
+// AABB, nor, with `cones`, when it lies beyond `to`'s map in every direction
+// it covers. d2: squared distance of its centre from `to`'s origin.
+bool ball_may_hit(vkcol_gpu_mesh to, mat3 r, vec3 t, vec4 cs, bool cones, out float d2)
+{
+	vec3 cc = r * cs.xyz + t;
+	vec3 gap = max(max(box_min(to) - cc, cc - box_max(to)), vec3(0.0));
+	vec3 off = cc - vec3(to.origin_x, to.origin_y, to.origin_z);
+	d2 = dot(off, off);
+	if (dot(gap, gap) > cs.w * cs.w)
+		return false;
+	return !(cones && cone_beyond(to, off, sqrt(d2), cs.w));
+}
+
+// The job lists of binding 6 (shared.h): cluster jobs, group jobs, spilled
+// pairs.
+const uint CLUSTER_JOBS = 0u, GROUP_JOBS = 1u, SPILLED_PAIRS = 2u;
+
+// Reserves n slots of job list `list` (not SPILLED_PAIRS): the binding 6 index of the first, or
+// NONE when the list is full. Slots of a failed reservation that lie within
+// the list are marked empty (every later reservation fails too, so no valid
+// job follows them).
+uint reserve_jobs(uint list, uint n)
+{
+	uint base = list == CLUSTER_JOBS ? 0u : params.job_capacity;
+	uint capacity = list == CLUSTER_JOBS ? params.job_capacity : params.group_capacity;
+	uint first = atomicAdd(job_args[4u * list + 3u], n);
+	if (first + n > capacity) {
+		for (uint s = first; s < capacity; s++)
+			jobs[base + s] = uvec2(NONE, 0u);
+		return NONE;
+	}
+	atomicMax(job_args[4u * list], (first + n + gl_WorkGroupSize.x - 1u) / gl_WorkGroupSize.x);
+	return base + first;
+}
+
+// One direction of a pair: `from`'s vertices placed in `to`'s frame by
+// x -> r x + t; direction 0 = B's vertices in A, 1 = A's in B.
+struct side {
+	vkcol_gpu_mesh from, to;
+	mat3 r;
+	vec3 t;
+	uint direction;
+	bool cones;     // cone bounds apply (level 0's linear filtering only)
+	uint groups;    // groups of `from`
+	uint touching;  // bit b set: a group g with g % 32 = b may hold an inside vertex
+	uint nearest;   // the group nearest `to`'s origin that may, or NONE
+	uint tested;    // its cluster nearest `to`'s origin that may, tested first
+	uint rest;      // group_mask of `nearest` without `tested`
+};
+
+// Direction `direction` of pair pr, before any group is tested. Only the two
+// meshes it reads are loaded: a SIMD driver loads per invocation, field by
+// field.
+side side_of(vkcol_gpu_pair pr, pair_frames f, uint direction)
+{
+	side s;
+	bool ba = direction == 0u;
+	s.from = meshes[((ba ? pr.mesh_b : pr.mesh_a) & params.mesh_index_mask) - 1u];
+	s.to = meshes[((ba ? pr.mesh_a : pr.mesh_b) & params.mesh_index_mask) - 1u];
+	s.r = ba ? f.r_ba : f.r_ab;
+	s.t = ba ? f.t_ba : f.t_ab;
+	s.direction = direction;
+	s.cones = map_lod(s.to) == 0.0 && (params.flags & VKCOL_APPROX_NO_CONES) == 0u;
+	s.groups = (s.from.cluster_count + VKCOL_GROUP_CLUSTERS - 1u) / VKCOL_GROUP_CLUSTERS;
+	s.touching = 0u;
+	s.nearest = NONE;
+	s.tested = NONE;
+	s.rest = 0u;
+	return s;
+}
+
+// The clusters of group g of s.from that may hold a vertex inside s.to, as
+// a mask from the group's first cluster; closest: the nearest of them.
+uint group_mask(side s, uint g, out uint closest)
+{
+	uint first = g * VKCOL_GROUP_CLUSTERS;
+	uint end = min(first + VKCOL_GROUP_CLUSTERS, s.from.cluster_count);
+	uint mask = 0u;
+	float closest_d2 = 3.4e38, d2;
+	closest = NONE;
+	for (uint c = first; c < end; c++)
+		if (ball_may_hit(s.to, s.r, s.t, clusters[s.from.cluster_first + c], s.cones, d2)) {
+			mask |= 1u << (c - first);
+			if (d2 < closest_d2) {
+				closest_d2 = d2;
+				closest = c;
+			}
+		}
+	return mask;
+}
+
+// Lists pair p for approx_pairs.comp's spilled variant (shared.h).
+void spill(uint p)
+{
+	uint at = atomicAdd(job_args[4u * SPILLED_PAIRS + 3u], 1u);
+	jobs[params.job_capacity + params.group_capacity + at] = uvec2(p, 0u);
+	atomicMax(job_args[4u * SPILLED_PAIRS], at / gl_WorkGroupSize.x + 1u);
+}
+
+// Makes cluster jobs of the clusters in `mask` (bit k: cluster k of group g
+// of s.from). Returns false when the job list is full.
+bool group_jobs(uint p, side s, uint g, uint mask)
+{
+	uint slot = mask != 0u ? reserve_jobs(CLUSTER_JOBS, uint(bitCount(mask))) : 0u;
+	if (slot == NONE)
+		return false;
+	while (mask != 0u) {
+		jobs[slot++] = uvec2(p, g * VKCOL_GROUP_CLUSTERS + uint(findLSB(mask)) | (s.direction << 31));
+		mask &= mask - 1u;
+	}
+	return true;
 }
 
 #endif

@@ -24,11 +24,9 @@ void main()
 	if (p == NONE || result_words[4u * p] != 0u)
 		return;
 	vkcol_gpu_pair pr = pairs[p];
-	vkcol_gpu_mesh a = meshes[(pr.mesh_a & params.mesh_index_mask) - 1u];
-	vkcol_gpu_mesh b = meshes[(pr.mesh_b & params.mesh_index_mask) - 1u];
-	pair_frames f = make_frames(pr);
-	uint c = job.y & 0x7fffffffu;
-	float depth = (job.y >> 31) == 0u ? test_cluster(b, a, f.r_ba, f.t_ba, c) : test_cluster(a, b, f.r_ab, f.t_ab, c);
+	// One call of test_cluster: a SIMD driver runs every call, masked.
+	side s = side_of(pr, make_frames(pr), job.y >> 31);
+	float depth = test_cluster(s.from, s.to, s.r, s.t, job.y & 0x7fffffffu);
 	if (depth >= 0.0) {
 		result_words[4u * p] = 1u;
 		atomicMax(result_words[4u * p + 2u], floatBitsToUint(depth));

@@ -132,23 +132,31 @@ VKCOL_STRUCT(vkcol_gpu_result) {
 	VKCOL_U32 triangle_pairs;
 } VKCOL_STRUCT_END(vkcol_gpu_result)
 
-// Push constants of approx_pairs.comp and approx_jobs.comp.
+// Push constants of approx_pairs.comp, approx_groups.comp and approx_jobs.comp.
 VKCOL_STRUCT(vkcol_approx_params) {
 	VKCOL_U32 pair_count;   // pairs in this chunk
 	VKCOL_U32 mip_level;
 	VKCOL_U32 mesh_index_mask; // id -> slot: (id & mask) - 1
 	VKCOL_U32 flags;           // VKCOL_APPROX_*
-	VKCOL_U32 job_capacity;    // cluster jobs binding 6 holds
+	VKCOL_U32 job_capacity;    // cluster jobs binding 6 holds, from its start
+	VKCOL_U32 group_capacity;  // group jobs binding 6 holds, after the cluster jobs
 } VKCOL_STRUCT_END(vkcol_approx_params)
 
-// Cluster jobs of approx mode: approx_pairs.comp decides what the bounds, the
-// inner balls, the balls of vertex groups and clusters and one cluster per
-// direction can; each cluster left to test becomes a job (uvec2: pair,
-// cluster | direction << 31, where direction 1 = A's vertices in B's map),
-// which approx_jobs.comp tests, one invocation per job, so that the vertex
-// loops of a workgroup's invocations have equal lengths. Binding 7 holds the
-// indirect dispatch of the jobs (x, y, z) and their count.
-#define VKCOL_JOB_ARGS_WORDS 4
+// Jobs of approx mode: approx_pairs.comp decides what the bounds, the inner
+// balls, the balls of vertex groups and one cluster per direction can; each
+// group left to test becomes a group job (uvec2: pair, group | direction <<
+// 31, where direction 1 = A's vertices in B's map), whose clusters' balls
+// approx_groups.comp tests; each cluster left to test becomes a cluster job
+// (uvec2: pair, cluster | direction << 31), which approx_jobs.comp tests.
+// One invocation per job, so that the loops of a workgroup's invocations
+// have equal lengths. A pair whose jobs do not fit their list is spilled:
+// listed (uvec2: pair, 0) for approx_pairs.comp's spilled variant, which
+// tests all its clusters after the jobs, one invocation per pair; word 3 of
+// its result is 1 until then, so that it is listed once. Binding 6 holds
+// the cluster jobs, then the group jobs, then the spilled pairs (as many as
+// the chunk has pairs); binding 7, per list, the indirect dispatch of its
+// jobs (x, y, z) and their count.
+#define VKCOL_JOB_ARGS_WORDS 12
 
 // vkcol_approx_params.flags: add to the counters of binding 4; leave the
 // cone bounds unused (tests compare the answers with and without them).
@@ -245,8 +253,10 @@ VKCOL_STRUCT(vkcol_exact_params) {
 
 // Specialization constant ids: 0 is the workgroup size (local_size_x_id);
 // VKCOL_SPEC_MAP_ARRAY is the one cube array a batch's maps share, or
-// VKCOL_MAP_ARRAYS when they do not (map_sample.glsl).
+// VKCOL_MAP_ARRAYS when they do not (map_sample.glsl); VKCOL_SPEC_VARIANT
+// picks a variant of a shader (approx_pairs.comp: 1 = the spilled pairs).
 #define VKCOL_SPEC_MAP_ARRAY 1
+#define VKCOL_SPEC_VARIANT 2
 
 #define VKCOL_STAGE_NONE 0
 #define VKCOL_STAGE_BOUNDS 1
@@ -260,7 +270,7 @@ _Static_assert(sizeof(vkcol_cubemap_mip_params) == 16, "push constant layout");
 _Static_assert(sizeof(vkcol_gpu_mesh) == 112, "std430 layout of vkcol_gpu_mesh");
 _Static_assert(sizeof(vkcol_gpu_pair) == 64, "std430 layout of vkcol_gpu_pair");
 _Static_assert(sizeof(vkcol_gpu_result) == 16, "std430 layout of vkcol_gpu_result");
-_Static_assert(sizeof(vkcol_approx_params) == 20, "push constant layout");
+_Static_assert(sizeof(vkcol_approx_params) == 24, "push constant layout");
 _Static_assert(sizeof(vkcol_sample_raw_params) == 16, "push constant layout");
 _Static_assert(sizeof(vkcol_exact_params) == 36, "push constant layout");
 _Static_assert(sizeof(vkcol_gpu_node) == 32, "std430 layout of vkcol_gpu_node");

@@ -498,9 +498,9 @@ typedef struct frame {
 	gpu_buffer pairs;   // host-visible: the shader reads the caller's pairs in place
 	gpu_buffer results; // host-visible: read back without a copy
 	gpu_buffer stats;   // VKCOL_STAT_WORDS counters, zeroed per chunk
-	gpu_buffer jobs;    // cluster jobs (shared.h)
-	gpu_buffer job_args; // their indirect dispatch and count
-	VkDescriptorSet set, jobs_set; // approx_pairs, approx_jobs
+	gpu_buffer jobs;    // cluster jobs, group jobs, spilled pairs (shared.h)
+	gpu_buffer job_args; // their indirect dispatches and counts
+	VkDescriptorSet set, spilled_set, groups_set, jobs_set; // approx_pairs (both variants), approx_groups, approx_jobs
 	VkCommandBuffer cmd;
 	VkFence fence;
 	bool in_flight;
@@ -518,19 +518,22 @@ static uint32_t max_chunk(const vkcol_context *ctx)
 	return chunk < UINT32_MAX ? (uint32_t)chunk : UINT32_MAX;
 }
 
-// Approx mode: 2^16 pairs, 4 MiB of pairs, 1 MiB of results and 16 MiB of
-// cluster jobs per frame; large enough to fill a GPU (the jobs pass has
-// many more invocations than pairs), small enough that memory stays bounded.
+// Approx mode: 2^16 pairs, 4 MiB of pairs, 1 MiB of results and 20.5 MiB
+// of jobs per frame; large enough to fill a GPU (the jobs passes have many
+// more invocations than pairs), small enough that memory stays bounded.
 #define DEFAULT_CHUNK (1u << 16)
 
-// Cluster jobs per pair of a chunk, on average, that approx mode's job list
-// holds. Pairs past it test their clusters themselves: the same answers,
-// but on a SIMD driver such as lavapipe a pair's whole SIMD group waits for
-// its longest loop. 32 covers the benchmark's non-convex pairs (8 did not:
-// torus-spider and star pairs spilled and ran up to a third slower). The
-// jobs are one dispatch of one dimension, which caps the list at 4 Mi jobs
-// (32 MiB): 16 per pair for chunks of 2^18, the CLI's largest.
+// Cluster and group jobs per pair of a chunk, on average, that approx
+// mode's lists hold. A pair whose jobs do not fit is spilled (shared.h): a
+// pass after the jobs tests all its clusters, one invocation per spilled
+// pair; the same answers, but on a SIMD driver such as lavapipe a pair's
+// whole SIMD group waits for its longest loop. The benchmark's non-convex
+// pairs make up to 8 cluster and 5 group jobs per pair on average (star
+// pairs that do not collide: 14 and 7). Each list is one dispatch of one
+// dimension, at most 4 Mi jobs (32 MiB): 16 per pair for chunks of 2^18,
+// the CLI's largest.
 #define APPROX_JOBS_PER_PAIR 32u
+#define APPROX_GROUP_JOBS_PER_PAIR 8u
 
 static double now_seconds(void)
 {
@@ -971,7 +974,7 @@ VKCOL_API vkcol_result vkcol_batch_run(vkcol_context *ctx, const vkcol_batch_des
 	const core_env *env = &ctx->env;
 	vkcol_result res = VKCOL_SUCCESS;
 	frame frames[2] = {0};
-	gpu_pipeline *approx = NULL, *approx_jobs = NULL;
+	gpu_pipeline *approx = NULL, *approx_spilled = NULL, *approx_groups = NULL, *approx_jobs = NULL;
 	if (!desc || (desc->pair_count > 0 && (!desc->pairs || !results))) {
 		CORE_ERROR(env, "vkcol_batch_run: desc, desc->pairs and results are required");
 		return VKCOL_ERROR_INVALID_ARGUMENT;
@@ -1019,6 +1022,8 @@ VKCOL_API vkcol_result vkcol_batch_run(vkcol_context *ctx, const vkcol_batch_des
 		return res;
 	}
 	TRY(pipeline_get_for_maps(ctx, PIPELINE_APPROX, map_array, &approx));
+	TRY(pipeline_get_for_maps(ctx, PIPELINE_APPROX_SPILLED, map_array, &approx_spilled));
+	TRY(pipeline_get_for_maps(ctx, PIPELINE_APPROX_GROUPS, map_array, &approx_groups));
 	TRY(pipeline_get_for_maps(ctx, PIPELINE_APPROX_JOBS, map_array, &approx_jobs));
 
 	uint32_t chunk = desc->chunk_pairs ? desc->chunk_pairs : DEFAULT_CHUNK;
@@ -1026,12 +1031,16 @@ VKCOL_API vkcol_result vkcol_batch_run(vkcol_context *ctx, const vkcol_batch_des
 		chunk = max_chunk(ctx);
 	if ((uint64_t)chunk > desc->pair_count)
 		chunk = (uint32_t)desc->pair_count;
-	// The jobs are one indirect dispatch of one dimension.
+	// Each job list is one indirect dispatch of one dimension.
 	uint64_t job_max = (uint64_t)ctx->props.limits.maxComputeWorkGroupCount[0] * VKCOL_WORKGROUP_SIZE;
 	uint64_t job_capacity = APPROX_JOBS_PER_PAIR * (uint64_t)chunk;
 	job_capacity = job_capacity < job_max ? job_capacity : job_max;
 	if (ctx->approx_job_capacity_override)
 		job_capacity = ctx->approx_job_capacity_override;
+	uint64_t group_capacity = APPROX_GROUP_JOBS_PER_PAIR * (uint64_t)chunk;
+	group_capacity = group_capacity < job_max ? group_capacity : job_max;
+	if (ctx->approx_group_capacity_override)
+		group_capacity = ctx->approx_group_capacity_override;
 
 	VkImageView views[VKCOL_MAP_ARRAYS];
 	for (uint32_t k = 0; k < VKCOL_MAP_ARRAYS; k++)
@@ -1044,8 +1053,8 @@ VKCOL_API vkcol_result vkcol_batch_run(vkcol_context *ctx, const vkcol_batch_des
 		                      GPU_MEMORY_READBACK, "batch results", &f->results));
 		TRY(gpu_buffer_create(ctx, VKCOL_STAT_WORDS * 4, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, GPU_MEMORY_READBACK,
 		                      "batch stats", &f->stats));
-		TRY(gpu_buffer_create(ctx, job_capacity * 8, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
-		                      GPU_MEMORY_DEVICE, "approx cluster jobs", &f->jobs));
+		TRY(gpu_buffer_create(ctx, (job_capacity + group_capacity + chunk) * 8, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
+		                      GPU_MEMORY_DEVICE, "approx jobs", &f->jobs));
 		TRY(gpu_buffer_create(ctx, VKCOL_JOB_ARGS_WORDS * 4,
 		                      VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT |
 		                          VK_BUFFER_USAGE_TRANSFER_DST_BIT,
@@ -1054,6 +1063,8 @@ VKCOL_API vkcol_result vkcol_batch_run(vkcol_context *ctx, const vkcol_batch_des
 		                           {&f->results, 0, 0}, {&f->stats, 0, 0},         {&ctx->pool->clusters, 0, 0},
 		                           {&f->jobs, 0, 0},    {&f->job_args, 0, 0}};
 		TRY(gpu_pipeline_bind(ctx, approx, bindings, views, ctx->cube_sampler, &f->set));
+		TRY(gpu_pipeline_bind(ctx, approx_spilled, bindings, views, ctx->cube_sampler, &f->spilled_set));
+		TRY(gpu_pipeline_bind(ctx, approx_groups, bindings, views, ctx->cube_sampler, &f->groups_set));
 		TRY(gpu_pipeline_bind(ctx, approx_jobs, bindings, views, ctx->cube_sampler, &f->jobs_set));
 		VkCommandBufferAllocateInfo alloc = {VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO, NULL, ctx->command_pool,
 		                                     VK_COMMAND_BUFFER_LEVEL_PRIMARY, 1};
@@ -1086,8 +1097,10 @@ VKCOL_API vkcol_result vkcol_batch_run(vkcol_context *ctx, const vkcol_batch_des
 		    .mesh_index_mask = MESH_MAX_COUNT,
 		    .flags = (stats != NULL ? VKCOL_APPROX_STATS : 0u) | (ctx->cone_bounds_off ? VKCOL_APPROX_NO_CONES : 0u),
 		    .job_capacity = (uint32_t)job_capacity,
+		    .group_capacity = (uint32_t)group_capacity,
 		};
-		static const uint32_t no_jobs[VKCOL_JOB_ARGS_WORDS] = {0, 1, 1, 0}; // no groups, no jobs
+		// Per list: no workgroups, no jobs.
+		static const uint32_t no_jobs[VKCOL_JOB_ARGS_WORDS] = {0, 1, 1, 0, 0, 1, 1, 0, 0, 1, 1, 0};
 		ctx->vk.vkCmdUpdateBuffer(f->cmd, f->job_args.buffer, 0, sizeof(no_jobs), no_jobs);
 		if (stats)
 			ctx->vk.vkCmdFillBuffer(f->cmd, f->stats.buffer, 0, VK_WHOLE_SIZE, 0);
@@ -1095,8 +1108,14 @@ VKCOL_API vkcol_result vkcol_batch_run(vkcol_context *ctx, const vkcol_batch_des
 		gpu_pipeline_dispatch(ctx, f->cmd, approx, f->set, &params,
 		                      (uint32_t)((count + VKCOL_WORKGROUP_SIZE - 1) / VKCOL_WORKGROUP_SIZE));
 		gpu_barrier_all(ctx, f->cmd);
+		gpu_pipeline_dispatch(ctx, f->cmd, approx_groups, f->groups_set, &params, 0); // binds only
+		ctx->vk.vkCmdDispatchIndirect(f->cmd, f->job_args.buffer, 16);
+		gpu_barrier_all(ctx, f->cmd);
 		gpu_pipeline_dispatch(ctx, f->cmd, approx_jobs, f->jobs_set, &params, 0); // binds only
 		ctx->vk.vkCmdDispatchIndirect(f->cmd, f->job_args.buffer, 0);
+		gpu_barrier_all(ctx, f->cmd);
+		gpu_pipeline_dispatch(ctx, f->cmd, approx_spilled, f->spilled_set, &params, 0); // binds only
+		ctx->vk.vkCmdDispatchIndirect(f->cmd, f->job_args.buffer, 32);
 		gpu_barrier_all(ctx, f->cmd);
 		VK_TRY(env, ctx->vk.vkEndCommandBuffer(f->cmd));
 		VK_TRY(env, ctx->vk.vkResetFences(ctx->device, 1, &f->fence));

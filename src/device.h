@@ -96,7 +96,8 @@ struct vkcol_context {
 	struct batch_pool *pool; // batch-side copies of the meshes (batch.c)
 	uint32_t frontier_capacity_override; // tests only: > 0 shrinks the exact-mode frontiers
 	bool cone_bounds_off;                // tests: approx mode skips no vertex cluster by its cone bound
-	uint32_t approx_job_capacity_override; // tests: > 0 sets approx mode's cluster jobs per chunk
+	uint32_t approx_job_capacity_override;   // tests: > 0 sets approx mode's cluster jobs per chunk
+	uint32_t approx_group_capacity_override; // tests: > 0 sets approx mode's group jobs per chunk
 	uint32_t traverse_budget_override;   // tests and benchmarks: > 0 sets the depth-first steps per traversal item
 };
 

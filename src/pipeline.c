@@ -221,11 +221,16 @@ vkcol_result pipeline_get_for_maps(vkcol_context *ctx, pipeline_id id, uint32_t 
 		uint32_t buffers, push, images;
 		const char *name;
 		bool samples_maps; // includes map_sample.glsl: one pipeline per shared cube array
+		uint32_t variant;  // VKCOL_SPEC_VARIANT (with samples_maps)
 	} table[PIPELINE_COUNT] = {
 	    [PIPELINE_CUBEMAP_BUILD] = {&shader_cubemap_build, 4, sizeof(vkcol_cubemap_build_params), 0, "cubemap_build"},
 	    [PIPELINE_CUBEMAP_MIP] = {&shader_cubemap_mip, 1, sizeof(vkcol_cubemap_mip_params), 0, "cubemap_mip"},
 	    [PIPELINE_APPROX] = {&shader_approx_pairs, 8, sizeof(vkcol_approx_params), VKCOL_MAP_ARRAYS, "approx_pairs",
 	                          true},
+	    [PIPELINE_APPROX_SPILLED] = {&shader_approx_pairs, 8, sizeof(vkcol_approx_params), VKCOL_MAP_ARRAYS,
+	                                 "approx_pairs (spilled)", true, 1},
+	    [PIPELINE_APPROX_GROUPS] = {&shader_approx_groups, 8, sizeof(vkcol_approx_params), VKCOL_MAP_ARRAYS,
+	                                "approx_groups", true},
 	    [PIPELINE_APPROX_JOBS] = {&shader_approx_jobs, 8, sizeof(vkcol_approx_params), VKCOL_MAP_ARRAYS,
 	                              "approx_jobs", true},
 	    [PIPELINE_SAMPLE_RAW] = {&shader_sample_raw, 1, sizeof(vkcol_sample_raw_params), 1, "sample_raw"},
@@ -249,9 +254,10 @@ vkcol_result pipeline_get_for_maps(vkcol_context *ctx, pipeline_id id, uint32_t 
 		map_array = 0;
 	gpu_pipeline *p = &ctx->pipelines[id][map_array];
 	if (!p->pipeline) {
-		const uint32_t values[2] = {VKCOL_WORKGROUP_SIZE, map_array};
-		const VkSpecializationMapEntry entries[2] = {{0, 0, 4}, {VKCOL_SPEC_MAP_ARRAY, 4, 4}};
-		const VkSpecializationInfo spec = {2, entries, sizeof(values), values};
+		const uint32_t values[3] = {VKCOL_WORKGROUP_SIZE, map_array, table[id].variant};
+		const VkSpecializationMapEntry entries[3] = {
+		    {0, 0, 4}, {VKCOL_SPEC_MAP_ARRAY, 4, 4}, {VKCOL_SPEC_VARIANT, 8, 4}};
+		const VkSpecializationInfo spec = {3, entries, sizeof(values), values};
 		gpu_pipeline_desc desc = {
 		    .spirv = table[id].code->code,
 		    .spirv_size = table[id].code->size,

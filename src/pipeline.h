@@ -52,6 +52,8 @@ typedef enum pipeline_id {
 	PIPELINE_CUBEMAP_BUILD,
 	PIPELINE_CUBEMAP_MIP,
 	PIPELINE_APPROX,
+	PIPELINE_APPROX_SPILLED,
+	PIPELINE_APPROX_GROUPS,
 	PIPELINE_APPROX_JOBS,
 	PIPELINE_SAMPLE_RAW,
 	PIPELINE_EXACT_SETUP,
@@ -64,7 +66,7 @@ typedef enum pipeline_id {
 } pipeline_id;
 
 vkcol_result pipeline_get(vkcol_context *ctx, pipeline_id id, gpu_pipeline **out);
-// The pipelines whose shaders sample the cube maps (approx mode's two and
+// The pipelines whose shaders sample the cube maps (approx mode's four and
 // exact mode's setup pass): specialized for map_array, the cube array every
 // map of the batch lies in, or VKCOL_MAP_ARRAYS when the batch mixes them.
 // Other ids ignore map_array.

@@ -22,6 +22,11 @@ static const uint32_t approx_pairs_spv[] = {
 };
 const shader_code shader_approx_pairs = {approx_pairs_spv, sizeof(approx_pairs_spv)};
 
+static const uint32_t approx_groups_spv[] = {
+#include "approx_groups.spv.inc"
+};
+const shader_code shader_approx_groups = {approx_groups_spv, sizeof(approx_groups_spv)};
+
 static const uint32_t approx_jobs_spv[] = {
 #include "approx_jobs.spv.inc"
 };

@@ -1,0 +1,36 @@
+// SPDX-License-Identifier: MIT
+// Approx mode's group jobs (shared.h), one invocation per job: the balls of
+// the group's clusters against the other mesh's box and cone bounds
+// (approx_pairs.comp), and a cluster job for each cluster that may hold a
+// vertex inside, for approx_jobs.comp. Every invocation tests the same
+// number of balls, where approx_pairs.comp's pairs would loop over as many
+// groups as the pair of their SIMD group that touches the most. The jobs of
+// a pair already found colliding do nothing. When the cluster list is
+// full, the pair is spilled (shared.h): a call, where testing the clusters
+// here would be code that a SIMD driver runs, masked, in every invocation.
+#version 450
+#include "shared.h"
+#include "common.glsl"
+#include "pair_common.glsl"
+#include "approx_common.glsl"
+
+// The results as words: (collide, stage, penetration bits, spilled) per pair.
+layout(std430, set = 0, binding = 3) buffer Results { uint result_words[]; };
+
+void main()
+{
+	uint i = linear_group_id() * gl_WorkGroupSize.x + gl_LocalInvocationID.x;
+	if (i >= min(job_args[4u * GROUP_JOBS + 3u], params.group_capacity))
+		return;
+	uvec2 job = jobs[params.job_capacity + i];
+	uint p = job.x;
+	if (p == NONE || result_words[4u * p] != 0u)
+		return;
+	vkcol_gpu_pair pr = pairs[p];
+	side s = side_of(pr, make_frames(pr), job.y >> 31);
+	uint g = job.y & 0x7fffffffu, closest;
+	// Only the clusters' balls: a cluster that may hold an inside vertex
+	// passes its own test whatever its group's ball does.
+	if (!group_jobs(p, s, g, group_mask(s, g, closest)) && atomicOr(result_words[4u * p + 3u], 1u) == 0u)
+		spill(p);
+}
