@@ -87,50 +87,16 @@ bool segment_clear(vkcol_gpu_mesh m, vec3 o, vec3 v, float tol)
 	return clear;
 }
 
-// Is the point v (in `to`'s frame) a witness: inside `to` by its inner map
-// distance, confirmed by a clear segment from `to`'s origin? Returns the
-// depth below the sampled inner distance (>= 0); NOT_CANDIDATE when the map
-// rules it out, REFUTED when the confirmation failed.
-const float NOT_CANDIDATE = -1.0;
-const float REFUTED = -2.0;
-
 // Set when some candidate lay within the other mesh's outer map distance:
 // the pair is likely to collide, and its traversal goes depth first
 // (VKCOL_PAIR_DIVE, exact_dive.comp). A hint only: no answer depends on it.
 bool likely = false;
 
-float try_witness(vkcol_gpu_mesh to, vec3 v, float tol)
+// The clusters of `from` (placed in `to`'s frame by x -> r x + t) that meet
+// to's AABB, nearest to's origin first (one pass over the clusters keeps the
+// nearest four, sorted; 0xffffffff past the last).
+uvec4 nearest_clusters(vkcol_gpu_mesh from, vkcol_gpu_mesh to, mat3 r, vec3 t)
 {
-	if (!in_box(to, v))
-		return NOT_CANDIDATE;
-	vec3 origin = vec3(to.origin_x, to.origin_y, to.origin_z);
-	vec3 d = v - origin;
-	float dist = length(d);
-	if (dist == 0.0)
-		return to.inner_radius;
-	vec2 rg = map_sample(to.map_array, d, float(to.map_layer), 0.0);
-	// Within the outer map distance: on or near the other mesh's solid, so
-	// the pair is likely to collide (a hint for the traversal only).
-	likely = likely || dist <= rg.g;
-	if (dist > (1.0 - WITNESS_MARGIN) * rg.r)
-		return NOT_CANDIDATE;
-	return segment_clear(to, origin, v, tol) ? rg.r - dist : REFUTED;
-}
-
-// Clusters of `from` searched for a witness, nearest to's origin first
-// (at most 4: they are kept in one vec4/uvec4 pair).
-const uint WITNESS_CLUSTERS = 2u;
-
-// A witness of `from` (placed in `to`'s frame by x -> r x + t) inside `to`:
-// from's origin, then the vertices of the WITNESS_CLUSTERS clusters of from
-// nearest to's origin among those that meet to's AABB (one pass over the
-// clusters keeps the nearest, sorted). The first candidate decides
-// (confirmed or refuted). Returns a depth >= 0, or < 0.
-float witness(vkcol_gpu_mesh from, vkcol_gpu_mesh to, mat3 r, vec3 t, float tol)
-{
-	float depth = try_witness(to, r * vec3(from.origin_x, from.origin_y, from.origin_z) + t, tol);
-	if (depth != NOT_CANDIDATE)
-		return depth;
 	vec3 origin = vec3(to.origin_x, to.origin_y, to.origin_z);
 	vec3 lo = box_min(to), hi = box_max(to);
 	vec4 best_d2 = vec4(3.4e38);
@@ -168,16 +134,52 @@ float witness(vkcol_gpu_mesh from, vkcol_gpu_mesh to, mat3 r, vec3 t, float tol)
 			best.w = c;
 		}
 	}
-	for (uint round = 0u; round < WITNESS_CLUSTERS && depth == NOT_CANDIDATE; round++) {
-		uint c = best[round];
-		if (c == 0xffffffffu)
-			break;
-		uint first = from.vertex_first + c * VKCOL_CLUSTER_SIZE;
-		uint end = min(first + VKCOL_CLUSTER_SIZE, from.vertex_first + from.vertex_count);
-		for (uint k = first; k < end && depth == NOT_CANDIDATE; k++)
-			depth = try_witness(to, r * vertices[k].xyz + t, tol);
+	return best;
+}
+
+// The first candidate for a witness of `from` inside `to`: from's origin,
+// then the vertices of the two first clusters of nearest_clusters,
+// carried into to's frame, whose distance to to's origin is below
+// (1 - WITNESS_MARGIN) x to's inner map distance. Returns whether there is
+// one: v, depth = the inner distance minus v's (>= 0), and whether v is
+// to's origin itself (inside: no confirmation needed).
+bool find_candidate(vkcol_gpu_mesh from, vkcol_gpu_mesh to, mat3 r, vec3 t, out vec3 v, out float depth,
+                    out bool at_origin)
+{
+	uvec4 near = nearest_clusters(from, to, r, t);
+	vec3 origin = vec3(to.origin_x, to.origin_y, to.origin_z);
+	// Candidate 0: from's origin; k > 0: vertex (k - 1) % CLUSTER_SIZE of
+	// cluster (k - 1) / CLUSTER_SIZE (a short last cluster of the mesh
+	// repeats its last vertex).
+	uint total = 1u + VKCOL_CLUSTER_SIZE * ((near.x != 0xffffffffu ? 1u : 0u) + (near.y != 0xffffffffu ? 1u : 0u));
+	bool found = false;
+	v = vec3(0.0);
+	depth = 0.0;
+	at_origin = false;
+	// One sample and no confirmation in the loop: a SIMD driver such as
+	// lavapipe runs a loop's code for every iteration any lane needs.
+	for (uint k = 0u; k < total && !found; k++) {
+		uint j = max(k, 1u) - 1u;
+		uint round = j / VKCOL_CLUSTER_SIZE;
+		uint c = round == 0u ? near.x : near.y;
+		uint vertex = from.vertex_first + min(c * VKCOL_CLUSTER_SIZE + j % VKCOL_CLUSTER_SIZE, from.vertex_count - 1u);
+		vec3 x = k == 0u ? vec3(from.origin_x, from.origin_y, from.origin_z) : vertices[vertex].xyz;
+		vec3 point = r * x + t;
+		vec3 d = point - origin;
+		float dist = length(d);
+		vec2 rg = dist == 0.0 ? vec2(to.inner_radius) : map_sample(to.map_array, d, float(to.map_layer), 0.0);
+		bool inside_box = in_box(to, point);
+		// Within the outer map distance: on or near the other mesh's solid,
+		// so the pair is likely to collide (a hint for the traversal only).
+		likely = likely || (inside_box && dist <= rg.g);
+		if (inside_box && (dist == 0.0 || dist <= (1.0 - WITNESS_MARGIN) * rg.r)) {
+			found = true;
+			v = point;
+			depth = rg.r - dist;
+			at_origin = dist == 0.0;
+		}
 	}
-	return depth;
+	return found;
 }
 
 void main()
@@ -208,9 +210,20 @@ void main()
 		float depth = inner_ball_overlap(a, b, f);
 		if (depth < 0.0 && a.inner_radius > 0.0 && b.inner_radius > 0.0) {
 			searched = true;
-			depth = witness(b, a, f.r_ba, f.t_ba, tol);
-			if (depth < 0.0)
-				depth = witness(a, b, f.r_ab, f.t_ab, tol);
+			// A witness of B inside A, else of A inside B; the first
+			// candidate of a direction decides it (confirmed or refuted),
+			// which bounds the cost of a pair that has none. One call of
+			// each function: a SIMD driver runs every call, masked.
+			for (uint direction = 0u; direction < 2u && depth < 0.0; direction++) {
+				bool ba = direction == 0u;
+				vkcol_gpu_mesh from = ba ? b : a, to = ba ? a : b;
+				vec3 v;
+				float below;
+				bool at_origin;
+				if (find_candidate(from, to, ba ? f.r_ba : f.r_ab, ba ? f.t_ba : f.t_ab, v, below, at_origin) &&
+				    (at_origin || segment_clear(to, vec3(to.origin_x, to.origin_y, to.origin_z), v, tol)))
+					depth = below;
+			}
 			if (depth >= 0.0)
 				atomicAdd(counters[VKCOL_COUNTER_WITNESS], 1u);
 		}
