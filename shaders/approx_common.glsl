@@ -111,10 +111,10 @@ bool ball_may_hit(vkcol_gpu_mesh to, mat3 r, vec3 t, vec4 cs, bool cones, out fl
 // pairs.
 const uint CLUSTER_JOBS = 0u, GROUP_JOBS = 1u, SPILLED_PAIRS = 2u;
 
-// Reserves n slots of job list `list` (not SPILLED_PAIRS): the binding 6 index of the first, or
-// NONE when the list is full. Slots of a failed reservation that lie within
-// the list are marked empty (every later reservation fails too, so no valid
-// job follows them).
+// Reserves n slots of job list `list` (CLUSTER_JOBS or GROUP_JOBS): the
+// binding 6 index of the first, or NONE when the list is full. Slots of a
+// failed reservation that lie within the list are marked empty (every later
+// reservation fails too, so no valid job follows them).
 uint reserve_jobs(uint list, uint n)
 {
 	uint base = list == CLUSTER_JOBS ? 0u : params.job_capacity;
@@ -138,7 +138,8 @@ struct side {
 	uint direction;
 	bool cones;     // cone bounds apply (level 0's linear filtering only)
 	uint groups;    // groups of `from`
-	uint touching;  // bit b set: a group g with g % 32 = b may hold an inside vertex
+	uint span;      // groups per bit of `touching`: groups / 32, rounded up
+	uint touching;  // bit b set: a group g with g / span = b may hold an inside vertex
 	uint nearest;   // the group nearest `to`'s origin that may, or NONE
 	uint tested;    // its cluster nearest `to`'s origin that may, tested first
 	uint rest;      // group_mask of `nearest` without `tested`
@@ -158,6 +159,7 @@ side side_of(vkcol_gpu_pair pr, pair_frames f, uint direction)
 	s.direction = direction;
 	s.cones = map_lod(s.to) == 0.0 && (params.flags & VKCOL_APPROX_NO_CONES) == 0u;
 	s.groups = (s.from.cluster_count + VKCOL_GROUP_CLUSTERS - 1u) / VKCOL_GROUP_CLUSTERS;
+	s.span = (s.groups + 31u) / 32u;
 	s.touching = 0u;
 	s.nearest = NONE;
 	s.tested = NONE;

@@ -52,7 +52,7 @@ float test_nearest(inout side s)
 	for (uint g = 0u; g < s.groups; g++) {
 		if (!ball_may_hit(s.to, s.r, s.t, clusters[group_first + g], s.cones, d2))
 			continue;
-		s.touching |= 1u << (g & 31u);
+		s.touching |= 1u << (g / s.span);
 		if (d2 < nearest_d2) {
 			nearest_d2 = d2;
 			s.nearest = g;
@@ -69,18 +69,20 @@ float test_nearest(inout side s)
 
 // Makes cluster jobs of the clusters of the nearest group that test_nearest
 // did not test, and group jobs of the other groups of s.from that may hold
-// a vertex inside s.to: bit b of s.touching stands for groups b, b + 32, ...
-// (a mesh of more than 32 groups makes jobs of groups whose balls miss;
-// their clusters' balls miss too). Returns false when a list is full.
+// a vertex inside s.to: bit b of s.touching stands for the s.span groups
+// from b s.span on (a mesh of more than 32 groups makes jobs of groups
+// whose balls miss; their clusters' balls miss too, and groups of
+// neighbouring indices lie near each other, as the vertices are in the
+// tree's triangle order). Returns false when a list is full.
 bool make_jobs(uint p, side s)
 {
 	if (s.nearest == NONE)
 		return true;
 	if (!group_jobs(p, s, s.nearest, s.rest))
 		return false;
-	// Groups 32 k + b for every k (s.groups = 32 full + part), but the nearest.
-	uint full = s.groups >> 5, part = s.groups & 31u;
-	uint n = uint(bitCount(s.touching)) * full + uint(bitCount(s.touching & ((1u << part) - 1u))) - 1u;
+	// span groups per bit, the last bit's fewer, but the nearest.
+	uint last = (s.groups - 1u) / s.span;
+	uint n = uint(bitCount(s.touching)) * s.span - ((s.touching >> last) & 1u) * (s.span * (last + 1u) - s.groups) - 1u;
 	uint slot = n != 0u ? reserve_jobs(GROUP_JOBS, n) : 0u;
 	if (slot == NONE)
 		return false;
@@ -88,7 +90,7 @@ bool make_jobs(uint p, side s)
 	while (pending != 0u) {
 		uint b = uint(findLSB(pending));
 		pending &= pending - 1u;
-		for (uint g = b; g < s.groups; g += 32u)
+		for (uint g = b * s.span; g < min(b * s.span + s.span, s.groups); g++)
 			if (g != s.nearest)
 				jobs[slot++] = uvec2(p, g | (s.direction << 31));
 	}
