@@ -111,14 +111,25 @@ bool ball_may_hit(vkcol_gpu_mesh to, mat3 r, vec3 t, vec4 cs, bool cones, out fl
 // pairs.
 const uint CLUSTER_JOBS = 0u, GROUP_JOBS = 1u, SPILLED_PAIRS = 2u;
 
+// Where job list `list` (CLUSTER_JOBS or GROUP_JOBS) starts in binding 6,
+// and how many jobs it holds.
+uint list_base(uint list)
+{
+	return list == CLUSTER_JOBS ? 0u : params.job_capacity;
+}
+
+uint list_capacity(uint list)
+{
+	return list == CLUSTER_JOBS ? params.job_capacity : params.group_capacity;
+}
+
 // Reserves n slots of job list `list` (CLUSTER_JOBS or GROUP_JOBS): the
 // binding 6 index of the first, or NONE when the list is full. Slots of a
 // failed reservation that lie within the list are marked empty (every later
 // reservation fails too, so no valid job follows them).
 uint reserve_jobs(uint list, uint n)
 {
-	uint base = list == CLUSTER_JOBS ? 0u : params.job_capacity;
-	uint capacity = list == CLUSTER_JOBS ? params.job_capacity : params.group_capacity;
+	uint base = list_base(list), capacity = list_capacity(list);
 	uint first = atomicAdd(job_args[4u * list + 3u], n);
 	if (first + n > capacity) {
 		for (uint s = first; s < capacity; s++)

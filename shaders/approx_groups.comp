@@ -13,22 +13,14 @@
 #include "common.glsl"
 #include "pair_common.glsl"
 #include "approx_common.glsl"
-
-// The results as words: (collide, stage, penetration bits, spilled) per pair.
-layout(std430, set = 0, binding = 3) buffer Results { uint result_words[]; };
+#include "approx_job.glsl"
 
 void main()
 {
-	uint i = linear_group_id() * gl_WorkGroupSize.x + gl_LocalInvocationID.x;
-	if (i >= min(job_args[4u * GROUP_JOBS + 3u], params.group_capacity))
+	uint p, g, closest;
+	side s;
+	if (!open_job(GROUP_JOBS, p, g, s))
 		return;
-	uvec2 job = jobs[params.job_capacity + i];
-	uint p = job.x;
-	if (p == NONE || result_words[4u * p] != 0u)
-		return;
-	vkcol_gpu_pair pr = pairs[p];
-	side s = side_of(pr, make_frames(pr), job.y >> 31);
-	uint g = job.y & 0x7fffffffu, closest;
 	// Only the clusters' balls: a cluster that may hold an inside vertex
 	// passes its own test whatever its group's ball does.
 	if (!group_jobs(p, s, g, group_mask(s, g, closest)) && atomicOr(result_words[4u * p + 3u], 1u) == 0u)
