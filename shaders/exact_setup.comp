@@ -92,16 +92,55 @@ bool segment_clear(vkcol_gpu_mesh m, vec3 o, vec3 v, float tol)
 // (VKCOL_PAIR_DIVE, exact_dive.comp). A hint only: no answer depends on it.
 bool likely = false;
 
-// The clusters of `from` (placed in `to`'s frame by x -> r x + t) that meet
-// to's AABB, nearest to's origin first (one pass over the clusters keeps the
-// nearest four, sorted; 0xffffffff past the last).
+// Meshes of at most this many clusters are scanned for the clusters nearest
+// the other mesh's origin; larger ones are descended (near_leaf_clusters).
+// On the benchmark's torus (120 clusters) the scan finds 7 % more witnesses
+// than the descent; on a 250,000-triangle torus (7,800 clusters) it cost
+// ~65 us of lavapipe's time per pair, the descent ~1 us, for 3 % fewer.
+const uint WITNESS_SCAN_CLUSTERS = 256u;
+
+// Four clusters of `from` near o, to's origin in from's frame: the descent
+// from from's root into the child whose box is nearer o (the nearer centre
+// when o is in both) ends at a leaf near o, whose first triangle's last
+// vertex lies in cluster c (vertices follow the tree's triangle order, so
+// neighbouring clusters are mostly neighbours in space): c, c + 1, c - 1,
+// c + 2, the window shifted inwards at the ends of the cluster range; a mesh
+// of fewer than four clusters gets them all, 0xffffffff past the last.
+// `steps` bounds the descent (0: none).
+uvec4 near_leaf_clusters(vkcol_gpu_mesh from, vec3 o, uint steps)
+{
+	vkcol_gpu_node n = node_at(from.node_first);
+	for (uint depth = 0u; n.count == 0u && depth < steps; depth++) {
+		vkcol_gpu_node n0 = node_at(n.first), n1 = node_at(n.first + 1u);
+		vec3 g0 = max(max(node_min(n0) - o, o - node_max(n0)), vec3(0.0));
+		vec3 g1 = max(max(node_min(n1) - o, o - node_max(n1)), vec3(0.0));
+		vec3 c0 = 0.5 * (node_min(n0) + node_max(n0)) - o, c1 = 0.5 * (node_min(n1) + node_max(n1)) - o;
+		float d0 = dot(g0, g0), d1 = dot(g1, g1);
+		n = d1 < d0 || (d1 == d0 && dot(c1, c1) < dot(c0, c0)) ? n1 : n0;
+	}
+	// An inner node's `first` is a node index, not a triangle: only a leaf
+	// names a cluster (the descent stopped early: the first cluster).
+	uvec4 tri = n.count > 0u ? triangles[n.first] : uvec4(from.vertex_first);
+	uint c = (max(tri.x, max(tri.y, tri.z)) - from.vertex_first) / VKCOL_CLUSTER_SIZE;
+	uint count = from.cluster_count;
+	c = clamp(c, 1u, max(count, 4u) - 3u);
+	uvec4 near = count < 4u ? uvec4(0u, 1u, 2u, 3u) : uvec4(c, c + 1u, c - 1u, c + 2u);
+	return mix(near, uvec4(0xffffffffu), greaterThanEqual(near, uvec4(count)));
+}
+
+// Four clusters of `from` (placed in `to`'s frame by x -> r x + t) near to's
+// origin. A mesh of at most WITNESS_SCAN_CLUSTERS clusters is scanned: the
+// clusters that meet to's AABB, nearest to's origin first (one pass keeps the
+// nearest four, sorted; 0xffffffff past the last). A larger one is descended
+// (near_leaf_clusters). Either loop runs no step for the other case.
 uvec4 nearest_clusters(vkcol_gpu_mesh from, vkcol_gpu_mesh to, mat3 r, vec3 t)
 {
 	vec3 origin = vec3(to.origin_x, to.origin_y, to.origin_z);
+	bool scan = from.cluster_count <= WITNESS_SCAN_CLUSTERS;
 	vec3 lo = box_min(to), hi = box_max(to);
 	vec4 best_d2 = vec4(3.4e38);
 	uvec4 best = uvec4(0xffffffffu);
-	for (uint c = 0u; c < from.cluster_count; c++) {
+	for (uint c = 0u; c < (scan ? from.cluster_count : 0u); c++) {
 		vec4 cs = clusters[from.cluster_first + c];
 		vec3 cc = r * cs.xyz + t;
 		vec3 gap = max(max(lo - cc, cc - hi), vec3(0.0));
@@ -134,7 +173,8 @@ uvec4 nearest_clusters(vkcol_gpu_mesh from, vkcol_gpu_mesh to, mat3 r, vec3 t)
 			best.w = c;
 		}
 	}
-	return best;
+	uvec4 descended = near_leaf_clusters(from, transpose(r) * (origin - t), scan ? 0u : STACK_SIZE);
+	return scan ? best : descended;
 }
 
 // The first candidate for a witness of `from` inside `to`: from's origin,
