@@ -10,12 +10,9 @@
 
 layout(std430, set = 0, binding = 0) readonly buffer Pairs { vkcol_gpu_pair pairs[]; };
 layout(std430, set = 0, binding = 1) readonly buffer Meshes { vkcol_gpu_mesh meshes[]; };
-layout(std430, set = 0, binding = 2) readonly buffer Vertices { vec4 vertices[]; };
 layout(std430, set = 0, binding = 3) buffer Results { vkcol_gpu_result results[]; };
-// Two vec4 per vkcol_gpu_node (min and first, max and count): whole-vec4
-// loads, which lavapipe gathers faster than the struct's eight scalars.
-layout(std430, set = 0, binding = 4) readonly buffer Nodes { vec4 node_words[]; };
-layout(std430, set = 0, binding = 5) readonly buffer Triangles { uvec4 triangles[]; }; // v0 v1 v2 original
+// Bindings 2, 4 and 5 (the vertex, node and triangle pools as storage
+// buffers) are read through bindings 16, 15 and 17 instead.
 layout(std430, set = 0, binding = 6) readonly buffer Pieces { uint pieces[]; };
 // Coherent: traversal invocations poll the hit counts other invocations of
 // the same dispatch write (a pair stops once any of its items found a hit).
@@ -34,12 +31,37 @@ layout(std430, set = 0, binding = 11) buffer Frames { vec4 frames[]; }; // VKCOL
 layout(std430, set = 0, binding = 12) readonly buffer Clusters { vec4 clusters[]; }; // centre, radius
 layout(std430, set = 0, binding = 13) buffer List { uvec4 list[]; }; // pair, triangle a, triangle b (originals), 0
 layout(set = 0, binding = 14) uniform samplerCubeArray maps[VKCOL_MAP_ARRAYS];
+// Read-only data as RGBA32UI texels (uniform texel buffers, bitcast where
+// float): lavapipe (Mesa 22.3) loads a storage buffer one lane at a time,
+// with a branch per lane and per component, and fetches texels as one
+// vector gather. The node pool (two texels per node), the vertex pool, the
+// triangle pool, the pair frames (written by exact_setup.comp through binding
+// 11) and the frontiers (each level reads the half the level before wrote
+// through binding 8).
+layout(set = 0, binding = 15) uniform usamplerBuffer node_texels;
+layout(set = 0, binding = 16) uniform usamplerBuffer vertex_texels;
+layout(set = 0, binding = 17) uniform usamplerBuffer triangle_texels;
+layout(set = 0, binding = 18) uniform usamplerBuffer frame_texels;
+layout(set = 0, binding = 19) uniform usamplerBuffer frontier_texels;
 layout(push_constant) uniform Push { vkcol_exact_params params; };
+
+// Vertex i of the pool (w = 1).
+vec4 vertex_at(uint i)
+{
+	return uintBitsToFloat(texelFetch(vertex_texels, int(i)));
+}
+
+// Triangle i of the pool: v0, v1, v2 (pool vertex indices), original index.
+uvec4 triangle_at(uint i)
+{
+	return texelFetch(triangle_texels, int(i));
+}
 
 vkcol_gpu_node node_at(uint i)
 {
-	vec4 lo = node_words[2u * i], hi = node_words[2u * i + 1u];
-	return vkcol_gpu_node(lo.x, lo.y, lo.z, floatBitsToUint(lo.w), hi.x, hi.y, hi.z, floatBitsToUint(hi.w));
+	uvec4 lo = texelFetch(node_texels, int(2u * i)), hi = texelFetch(node_texels, int(2u * i + 1u));
+	return vkcol_gpu_node(uintBitsToFloat(lo.x), uintBitsToFloat(lo.y), uintBitsToFloat(lo.z), lo.w,
+	                      uintBitsToFloat(hi.x), uintBitsToFloat(hi.y), uintBitsToFloat(hi.z), hi.w);
 }
 
 vkcol_gpu_mesh mesh_of(uint id)
@@ -61,11 +83,12 @@ vec3 node_max(vkcol_gpu_node n)
 // as exact_setup.comp stored them.
 void load_frame(uint p, out mat3 r, out vec3 t, out float tol)
 {
-	vec4 c0 = frames[VKCOL_FRAME_VEC4S * p], c1 = frames[VKCOL_FRAME_VEC4S * p + 1u];
-	vec4 c2 = frames[VKCOL_FRAME_VEC4S * p + 2u];
+	int f = int(VKCOL_FRAME_VEC4S * p);
+	vec4 c0 = uintBitsToFloat(texelFetch(frame_texels, f)), c1 = uintBitsToFloat(texelFetch(frame_texels, f + 1));
+	vec4 c2 = uintBitsToFloat(texelFetch(frame_texels, f + 2));
 	r = mat3(c0.xyz, c1.xyz, c2.xyz);
 	t = vec3(c0.w, c1.w, c2.w);
-	tol = frames[VKCOL_FRAME_VEC4S * p + 3u].x;
+	tol = uintBitsToFloat(texelFetch(frame_texels, f + 3).x);
 }
 
 // Regions of a frontier buffer (shared.h): the counter word of frontier k's

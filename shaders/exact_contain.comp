@@ -44,8 +44,8 @@ uint ray_parity(vkcol_gpu_mesh m, vec3 o, vec3 d)
 			continue;
 		}
 		for (uint k = n.first; k < n.first + n.count && !unclear; k++) {
-			uvec4 tri = triangles[k];
-			vec3 v0 = vertices[tri.x].xyz, v1 = vertices[tri.y].xyz, v2 = vertices[tri.z].xyz;
+			uvec4 tri = triangle_at(k);
+			vec3 v0 = vertex_at(tri.x).xyz, v1 = vertex_at(tri.y).xyz, v2 = vertex_at(tri.z).xyz;
 			vec3 e1 = v1 - v0, e2 = v2 - v0;
 			vec3 pv = cross(d, e2);
 			float det = dot(e1, pv);
@@ -91,8 +91,8 @@ bool piece_inside(vkcol_gpu_mesh to, uint first, mat3 r, vec3 t)
 {
 	bool boxed = true;
 	for (uint k = 0u; k < VKCOL_PIECE_VERTICES && boxed; k++)
-		boxed = in_box(to, r * vertices[pieces[first + k]].xyz + t);
-	return boxed && inside(to, r * vertices[pieces[first]].xyz + t);
+		boxed = in_box(to, r * vertex_at(pieces[first + k]).xyz + t);
+	return boxed && inside(to, r * vertex_at(pieces[first]).xyz + t);
 }
 
 void main()

@@ -66,8 +66,8 @@ bool segment_clear(vkcol_gpu_mesh m, vec3 o, vec3 v, float tol)
 			continue;
 		}
 		for (uint k = n.first; k < n.first + n.count && clear; k++) {
-			uvec4 tri = triangles[k];
-			vec3 v0 = vertices[tri.x].xyz, v1 = vertices[tri.y].xyz, v2 = vertices[tri.z].xyz;
+			uvec4 tri = triangle_at(k);
+			vec3 v0 = vertex_at(tri.x).xyz, v1 = vertex_at(tri.y).xyz, v2 = vertex_at(tri.z).xyz;
 			vec3 nrm = cross(v1 - v0, v2 - v0);
 			float slack = tol * length(nrm);
 			float s0 = dot(nrm, o - v0), s1 = dot(nrm, v - v0);
@@ -120,7 +120,7 @@ uvec4 near_leaf_clusters(vkcol_gpu_mesh from, vec3 o, uint steps)
 	}
 	// An inner node's `first` is a node index, not a triangle: only a leaf
 	// names a cluster (the descent stopped early: the first cluster).
-	uvec4 tri = n.count > 0u ? triangles[n.first] : uvec4(from.vertex_first);
+	uvec4 tri = n.count > 0u ? triangle_at(n.first) : uvec4(from.vertex_first);
 	uint c = (max(tri.x, max(tri.y, tri.z)) - from.vertex_first) / VKCOL_CLUSTER_SIZE;
 	uint count = from.cluster_count;
 	c = clamp(c, 1u, max(count, 4u) - 3u);
@@ -203,7 +203,7 @@ bool find_candidate(vkcol_gpu_mesh from, vkcol_gpu_mesh to, mat3 r, vec3 t, out 
 		uint round = j / VKCOL_CLUSTER_SIZE;
 		uint c = near[round];
 		uint vertex = from.vertex_first + min(c * VKCOL_CLUSTER_SIZE + j % VKCOL_CLUSTER_SIZE, from.vertex_count - 1u);
-		vec3 x = k == 0u ? vec3(from.origin_x, from.origin_y, from.origin_z) : vertices[vertex].xyz;
+		vec3 x = k == 0u ? vec3(from.origin_x, from.origin_y, from.origin_z) : vertex_at(vertex).xyz;
 		vec3 point = r * x + t;
 		vec3 d = point - origin;
 		float dist = length(d);

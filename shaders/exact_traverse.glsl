@@ -119,8 +119,8 @@ bool test_leaves(uint p, vkcol_gpu_node na, vkcol_gpu_node nb, mat3 r, mat3 abs_
 		// frame (bit k: triangle na.first + wa + k may meet it).
 		uint mask = 0u;
 		for (uint k = 0u; k < na_w; k++) {
-			uvec4 tri = triangles[na.first + wa + k];
-			vec3 a0 = vertices[tri.x].xyz, a1 = vertices[tri.y].xyz, a2 = vertices[tri.z].xyz;
+			uvec4 tri = triangle_at(na.first + wa + k);
+			vec3 a0 = vertex_at(tri.x).xyz, a1 = vertex_at(tri.y).xyz, a2 = vertex_at(tri.z).xyz;
 			vec3 lo = min(a0, min(a1, a2)), hi = max(a0, max(a1, a2));
 			if (all(lessThanEqual(max(lo - cb, cb - hi), eb)))
 				mask |= 1u << k;
@@ -131,17 +131,17 @@ bool test_leaves(uint p, vkcol_gpu_node na, vkcol_gpu_node nb, mat3 r, mat3 abs_
 			// Bit j * na_w + k: B's triangle jb + j and A's k may meet.
 			uint candidates = 0u;
 			for (uint j = 0u; j < nb_b; j++) {
-				uvec4 tri_b = triangles[nb.first + jb + j];
-				vec3 b0 = r * vertices[tri_b.x].xyz + t;
-				vec3 b1 = r * vertices[tri_b.y].xyz + t;
-				vec3 b2 = r * vertices[tri_b.z].xyz + t;
+				uvec4 tri_b = triangle_at(nb.first + jb + j);
+				vec3 b0 = r * vertex_at(tri_b.x).xyz + t;
+				vec3 b1 = r * vertex_at(tri_b.y).xyz + t;
+				vec3 b2 = r * vertex_at(tri_b.z).xyz + t;
 				vec3 lb = min(b0, min(b1, b2)) - vec3(tol), hb = max(b0, max(b1, b2)) + vec3(tol);
 				// B's triangle against A's leaf box, then against each
 				// surviving triangle's box.
 				bool near = !(any(greaterThan(lb, ha)) || any(lessThan(hb, la)));
 				for (uint k = 0u; near && k < na_w; k++) {
-					uvec4 tri_a = triangles[na.first + wa + k];
-					vec3 a0 = vertices[tri_a.x].xyz, a1 = vertices[tri_a.y].xyz, a2 = vertices[tri_a.z].xyz;
+					uvec4 tri_a = triangle_at(na.first + wa + k);
+					vec3 a0 = vertex_at(tri_a.x).xyz, a1 = vertex_at(tri_a.y).xyz, a2 = vertex_at(tri_a.z).xyz;
 					vec3 lo = min(a0, min(a1, a2)), hi = max(a0, max(a1, a2));
 					if ((mask & (1u << k)) != 0u && !(any(greaterThan(lb, hi)) || any(lessThan(hb, lo))))
 						candidates |= 1u << (j * na_w + k);
@@ -150,12 +150,12 @@ bool test_leaves(uint p, vkcol_gpu_node na, vkcol_gpu_node nb, mat3 r, mat3 abs_
 			while (candidates != 0u && !stop) {
 				uint bit = uint(findLSB(candidates));
 				candidates &= candidates - 1u;
-				uvec4 tri_a = triangles[na.first + wa + bit % na_w];
-				uvec4 tri_b = triangles[nb.first + jb + bit / na_w];
-				vec3 a0 = vertices[tri_a.x].xyz, a1 = vertices[tri_a.y].xyz, a2 = vertices[tri_a.z].xyz;
-				vec3 b0 = r * vertices[tri_b.x].xyz + t;
-				vec3 b1 = r * vertices[tri_b.y].xyz + t;
-				vec3 b2 = r * vertices[tri_b.z].xyz + t;
+				uvec4 tri_a = triangle_at(na.first + wa + bit % na_w);
+				uvec4 tri_b = triangle_at(nb.first + jb + bit / na_w);
+				vec3 a0 = vertex_at(tri_a.x).xyz, a1 = vertex_at(tri_a.y).xyz, a2 = vertex_at(tri_a.z).xyz;
+				vec3 b0 = r * vertex_at(tri_b.x).xyz + t;
+				vec3 b1 = r * vertex_at(tri_b.y).xyz + t;
+				vec3 b2 = r * vertex_at(tri_b.z).xyz + t;
 				if (triangles_intersect(a0, a1, a2, b0, b1, b2, tol))
 					stop = hit(p, tri_a.w, tri_b.w);
 			}
@@ -192,7 +192,7 @@ void split(uvec2 top, vkcol_gpu_node na, vkcol_gpu_node nb, mat3 r, mat3 abs_r, 
 // The frontier this level reads, at slot.
 uvec4 frontier_get(uint slot)
 {
-	return frontier[(params.level & 1u) * params.capacity + slot];
+	return texelFetch(frontier_texels, int((params.level & 1u) * params.capacity + slot));
 }
 
 // Writes item at slot of the frontier the next level reads.

@@ -282,8 +282,11 @@ static vkcol_result pool_build(vkcol_context *ctx)
 		res = VKCOL_ERROR_TOO_LARGE;
 		goto cleanup;
 	}
-	TRY(gpu_buffer_create(ctx, (vertex_total ? vertex_total : 1) * 16, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
-	                      GPU_MEMORY_DEVICE, "batch vertex pool", &pool->vertices));
+	// The pools exact mode reads as texel buffers (exact_common.glsl) get
+	// their texel views.
+	const VkBufferUsageFlags texel = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_UNIFORM_TEXEL_BUFFER_BIT;
+	TRY(gpu_buffer_create(ctx, (vertex_total ? vertex_total : 1) * 16, texel, GPU_MEMORY_DEVICE,
+	                      "batch vertex pool", &pool->vertices));
 	TRY(gpu_buffer_create(ctx, (cluster_total ? cluster_total : 1) * 16, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
 	                      GPU_MEMORY_DEVICE, "batch vertex clusters", &pool->clusters));
 	if (node_total * sizeof(vkcol_gpu_node) > ctx->props.limits.maxStorageBufferRange ||
@@ -295,10 +298,10 @@ static vkcol_result pool_build(vkcol_context *ctx)
 		res = VKCOL_ERROR_TOO_LARGE;
 		goto cleanup;
 	}
-	TRY(gpu_buffer_create(ctx, (node_total ? node_total : 1) * sizeof(vkcol_gpu_node),
-	                      VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, GPU_MEMORY_DEVICE, "batch node pool", &pool->nodes));
-	TRY(gpu_buffer_create(ctx, (triangle_total ? triangle_total : 1) * 16, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
-	                      GPU_MEMORY_DEVICE, "batch triangle pool", &pool->triangles));
+	TRY(gpu_buffer_create(ctx, (node_total ? node_total : 1) * sizeof(vkcol_gpu_node), texel, GPU_MEMORY_DEVICE,
+	                      "batch node pool", &pool->nodes));
+	TRY(gpu_buffer_create(ctx, (triangle_total ? triangle_total : 1) * 16, texel, GPU_MEMORY_DEVICE,
+	                      "batch triangle pool", &pool->triangles));
 	TRY(gpu_buffer_create(ctx, (ctx->mesh_capacity ? ctx->mesh_capacity : 1) * sizeof(vkcol_gpu_mesh),
 	                      VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, GPU_MEMORY_DEVICE, "batch mesh table", &pool->meshes));
 	for (uint32_t k = 0; k < VKCOL_MAP_ARRAYS; k++) {
@@ -669,9 +672,11 @@ static vkcol_result exact_buffers_create(vkcol_context *ctx, uint32_t chunk, uin
 	TRY(gpu_buffer_create(ctx, (VkDeviceSize)b->chunk * sizeof(vkcol_gpu_result), storage, GPU_MEMORY_READBACK,
 	                      "exact results", &b->results));
 	TRY(gpu_buffer_create(ctx, (VkDeviceSize)b->chunk * 8, storage, GPU_MEMORY_DEVICE, "exact pair state", &b->state));
-	TRY(gpu_buffer_create(ctx, (VkDeviceSize)b->chunk * VKCOL_FRAME_VEC4S * 16, storage, GPU_MEMORY_DEVICE,
+	// Frames and frontiers are read as texel buffers too (exact_common.glsl).
+	const VkBufferUsageFlags texel = storage | VK_BUFFER_USAGE_UNIFORM_TEXEL_BUFFER_BIT;
+	TRY(gpu_buffer_create(ctx, (VkDeviceSize)b->chunk * VKCOL_FRAME_VEC4S * 16, texel, GPU_MEMORY_DEVICE,
 	                      "exact pair frames", &b->frames));
-	TRY(gpu_buffer_create(ctx, (VkDeviceSize)b->capacity * 32, storage, GPU_MEMORY_DEVICE, "exact frontiers",
+	TRY(gpu_buffer_create(ctx, (VkDeviceSize)b->capacity * 32, texel, GPU_MEMORY_DEVICE, "exact frontiers",
 	                      &b->frontier));
 	TRY(gpu_buffer_create(ctx, VKCOL_COUNTER_WORDS * 4, storage, GPU_MEMORY_READBACK, "exact counters", &b->counters));
 	// Three indirect dispatches per level: breadth-first, depth-first and
@@ -683,11 +688,13 @@ static vkcol_result exact_buffers_create(vkcol_context *ctx, uint32_t chunk, uin
 	const pipeline_id ids[EXACT_PIPELINES] = {PIPELINE_EXACT_SETUP,   PIPELINE_EXACT_ARGS, PIPELINE_EXACT_TRAVERSE,
 	                                          PIPELINE_EXACT_CONTAIN, PIPELINE_EXACT_DIVE, PIPELINE_EXACT_LEAVES};
 	batch_pool *pool = ctx->pool;
-	gpu_binding bindings[14] = {
+	gpu_binding bindings[14 + EXACT_TEXEL_BUFFERS] = {
 	    {&b->pairs, 0, 0},       {&pool->meshes, 0, 0},   {&pool->vertices, 0, 0}, {&b->results, 0, 0},
 	    {&pool->nodes, 0, 0},    {&pool->triangles, 0, 0}, {&pool->pieces, 0, 0},  {&b->state, 0, 0},
 	    {&b->frontier, 0, 0},    {&b->counters, 0, 0},    {&b->args, 0, 0},
 	    {&b->frames, 0, 0},      {&pool->clusters, 0, 0}, {&b->list, 0, 0},
+	    {&pool->nodes, 0, 0},    {&pool->vertices, 0, 0}, {&pool->triangles, 0, 0}, {&b->frames, 0, 0},
+	    {&b->frontier, 0, 0}, // texel buffers
 	};
 	VkImageView views[VKCOL_MAP_ARRAYS];
 	for (uint32_t k = 0; k < VKCOL_MAP_ARRAYS; k++)

@@ -80,6 +80,23 @@ vkcol_result gpu_buffer_create(vkcol_context *ctx, VkDeviceSize size, VkBufferUs
 		VK_TRY(env, ctx->vk.vkMapMemory(ctx->device, out->memory, 0, VK_WHOLE_SIZE, 0, &out->mapped));
 		out->coherent = (flags & VK_MEMORY_PROPERTY_HOST_COHERENT_BIT) != 0;
 	}
+	if (usage & VK_BUFFER_USAGE_UNIFORM_TEXEL_BUFFER_BIT) {
+		if (size % 16 != 0 || size / 16 > ctx->props.limits.maxTexelBufferElements) {
+			CORE_ERROR(env, "buffer %s: %llu bytes are not a whole number of 16-byte texels, or more than the "
+			                "device's %u texels",
+			           name ? name : "", (unsigned long long)size, ctx->props.limits.maxTexelBufferElements);
+			res = VKCOL_ERROR_TOO_LARGE;
+			goto cleanup;
+		}
+		VkBufferViewCreateInfo view_info = {
+		    .sType = VK_STRUCTURE_TYPE_BUFFER_VIEW_CREATE_INFO,
+		    .buffer = out->buffer,
+		    .format = VK_FORMAT_R32G32B32A32_UINT,
+		    .offset = 0,
+		    .range = VK_WHOLE_SIZE,
+		};
+		VK_TRY(env, ctx->vk.vkCreateBufferView(ctx->device, &view_info, NULL, &out->texels));
+	}
 cleanup:
 	if (res != VKCOL_SUCCESS)
 		gpu_buffer_destroy(ctx, out);
@@ -90,6 +107,8 @@ void gpu_buffer_destroy(vkcol_context *ctx, gpu_buffer *buffer)
 {
 	if (!buffer)
 		return;
+	if (buffer->texels)
+		ctx->vk.vkDestroyBufferView(ctx->device, buffer->texels, NULL);
 	if (buffer->buffer)
 		ctx->vk.vkDestroyBuffer(ctx->device, buffer->buffer, NULL);
 	if (buffer->memory)

@@ -20,6 +20,10 @@ typedef struct gpu_buffer {
 	VkDeviceSize size;
 	void *mapped;          // non-NULL for UPLOAD and READBACK (and host-visible DEVICE)
 	bool coherent;
+	// With VK_BUFFER_USAGE_UNIFORM_TEXEL_BUFFER_BIT: the whole buffer as
+	// RGBA32UI texels (size a multiple of 16, at most maxTexelBufferElements
+	// texels).
+	VkBufferView texels;
 } gpu_buffer;
 
 // A memory type allowed by bits with all of `want` (and, when possible, all of
@@ -27,7 +31,8 @@ typedef struct gpu_buffer {
 uint32_t gpu_find_memory_type(const vkcol_context *ctx, uint32_t bits, VkMemoryPropertyFlags want,
                               VkMemoryPropertyFlags prefer);
 
-// size > 0. usage gets TRANSFER_SRC | TRANSFER_DST added. On failure *out is
+// size > 0. usage gets TRANSFER_SRC | TRANSFER_DST added; with
+// UNIFORM_TEXEL_BUFFER the buffer gets its texel view. On failure *out is
 // zeroed and nothing leaks.
 vkcol_result gpu_buffer_create(vkcol_context *ctx, VkDeviceSize size, VkBufferUsageFlags usage,
                                gpu_memory_kind kind, const char *name, gpu_buffer *out);

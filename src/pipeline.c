@@ -13,15 +13,17 @@ vkcol_result gpu_pipeline_create(vkcol_context *ctx, const gpu_pipeline_desc *de
 	const core_env *env = &ctx->env;
 	vkcol_result res = VKCOL_SUCCESS;
 	VkShaderModule module = VK_NULL_HANDLE;
-	VkDescriptorSetLayoutBinding bindings[16];
+	VkDescriptorSetLayoutBinding bindings[24];
 	memset(out, 0, sizeof(*out));
-	if (desc->storage_buffer_count + 1 > CORE_COUNT_OF(bindings) || desc->spirv_size % 4 != 0 || desc->spirv_size == 0) {
+	if (desc->storage_buffer_count + 1 + desc->texel_buffer_count > CORE_COUNT_OF(bindings) ||
+	    desc->spirv_size % 4 != 0 || desc->spirv_size == 0) {
 		CORE_ERROR(env, "pipeline %s: bad description", desc->name);
 		return VKCOL_ERROR_INVALID_ARGUMENT;
 	}
 	out->storage_buffer_count = desc->storage_buffer_count;
 	out->push_constant_size = desc->push_constant_size;
 	out->image_count = desc->image_count;
+	out->texel_buffer_count = desc->texel_buffer_count;
 
 	for (uint32_t i = 0; i < desc->storage_buffer_count; i++)
 		bindings[i] = (VkDescriptorSetLayoutBinding){
@@ -37,9 +39,17 @@ vkcol_result gpu_pipeline_create(vkcol_context *ctx, const gpu_pipeline_desc *de
 		    .descriptorCount = desc->image_count,
 		    .stageFlags = VK_SHADER_STAGE_COMPUTE_BIT,
 		};
+	uint32_t binding_count = desc->storage_buffer_count + (desc->image_count ? 1 : 0);
+	for (uint32_t i = 0; i < desc->texel_buffer_count; i++, binding_count++)
+		bindings[binding_count] = (VkDescriptorSetLayoutBinding){
+		    .binding = binding_count,
+		    .descriptorType = VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER,
+		    .descriptorCount = 1,
+		    .stageFlags = VK_SHADER_STAGE_COMPUTE_BIT,
+		};
 	VkDescriptorSetLayoutCreateInfo set_info = {
 	    .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO,
-	    .bindingCount = desc->storage_buffer_count + (desc->image_count ? 1 : 0),
+	    .bindingCount = binding_count,
 	    .pBindings = bindings,
 	};
 	VK_TRY(env, ctx->vk.vkCreateDescriptorSetLayout(ctx->device, &set_info, NULL, &out->set_layout));
@@ -82,8 +92,8 @@ vkcol_result gpu_pipeline_create(vkcol_context *ctx, const gpu_pipeline_desc *de
 	VK_TRY(env, ctx->vk.vkCreateComputePipelines(ctx->device, VK_NULL_HANDLE, 1, &pipeline_info, NULL, &out->pipeline));
 	device_set_name(ctx, VK_OBJECT_TYPE_PIPELINE, (uint64_t)out->pipeline, desc->name);
 
-	if (desc->storage_buffer_count > 0 || desc->image_count > 0) {
-		VkDescriptorPoolSize sizes[2];
+	if (desc->storage_buffer_count > 0 || desc->image_count > 0 || desc->texel_buffer_count > 0) {
+		VkDescriptorPoolSize sizes[3];
 		uint32_t size_count = 0;
 		if (desc->storage_buffer_count)
 			sizes[size_count++] = (VkDescriptorPoolSize){VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
@@ -91,6 +101,9 @@ vkcol_result gpu_pipeline_create(vkcol_context *ctx, const gpu_pipeline_desc *de
 		if (desc->image_count)
 			sizes[size_count++] =
 			    (VkDescriptorPoolSize){VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, SETS_PER_POOL * desc->image_count};
+		if (desc->texel_buffer_count)
+			sizes[size_count++] = (VkDescriptorPoolSize){VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER,
+			                                             SETS_PER_POOL * desc->texel_buffer_count};
 		VkDescriptorPoolCreateInfo pool_info = {
 		    .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO,
 		    .maxSets = SETS_PER_POOL,
@@ -127,13 +140,14 @@ vkcol_result gpu_pipeline_bind(vkcol_context *ctx, gpu_pipeline *p, const gpu_bi
 {
 	const core_env *env = &ctx->env;
 	vkcol_result res = VKCOL_SUCCESS;
-	VkDescriptorBufferInfo infos[16];
+	VkDescriptorBufferInfo infos[24];
 	VkDescriptorImageInfo image_infos[VKCOL_MAP_ARRAYS];
-	VkWriteDescriptorSet writes[17];
+	VkWriteDescriptorSet writes[24];
 	*out = VK_NULL_HANDLE;
 	if (!p->pool)
 		return VKCOL_SUCCESS;
-	if (p->image_count > CORE_COUNT_OF(image_infos))
+	if (p->image_count > CORE_COUNT_OF(image_infos) ||
+	    p->storage_buffer_count + 1 + p->texel_buffer_count > CORE_COUNT_OF(writes))
 		return VKCOL_ERROR_INVALID_ARGUMENT;
 	VkDescriptorSetAllocateInfo alloc = {
 	    .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO,
@@ -176,6 +190,16 @@ vkcol_result gpu_pipeline_bind(vkcol_context *ctx, gpu_pipeline *p, const gpu_bi
 		    .pImageInfo = image_infos,
 		};
 	}
+	uint32_t binding = p->storage_buffer_count + (p->image_count ? 1 : 0);
+	for (uint32_t i = 0; i < p->texel_buffer_count; i++, binding++)
+		writes[write_count++] = (VkWriteDescriptorSet){
+		    .sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
+		    .dstSet = *out,
+		    .dstBinding = binding,
+		    .descriptorCount = 1,
+		    .descriptorType = VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER,
+		    .pTexelBufferView = &bindings[p->storage_buffer_count + i].buffer->texels,
+		};
 	ctx->vk.vkUpdateDescriptorSets(ctx->device, write_count, writes, 0, NULL);
 cleanup:
 	return res;
@@ -222,6 +246,7 @@ vkcol_result pipeline_get_for_maps(vkcol_context *ctx, pipeline_id id, uint32_t 
 		const char *name;
 		bool samples_maps; // includes map_sample.glsl: one pipeline per shared cube array
 		uint32_t variant;  // VKCOL_SPEC_VARIANT (with samples_maps)
+		uint32_t texels;   // uniform texel buffers after the images
 	} table[PIPELINE_COUNT] = {
 	    [PIPELINE_CUBEMAP_BUILD] = {&shader_cubemap_build, 4, sizeof(vkcol_cubemap_build_params), 0, "cubemap_build"},
 	    [PIPELINE_CUBEMAP_MIP] = {&shader_cubemap_mip, 1, sizeof(vkcol_cubemap_mip_params), 0, "cubemap_mip"},
@@ -235,16 +260,17 @@ vkcol_result pipeline_get_for_maps(vkcol_context *ctx, pipeline_id id, uint32_t 
 	                              "approx_jobs", true},
 	    [PIPELINE_SAMPLE_RAW] = {&shader_sample_raw, 1, sizeof(vkcol_sample_raw_params), 1, "sample_raw"},
 	    [PIPELINE_EXACT_SETUP] = {&shader_exact_setup, 14, sizeof(vkcol_exact_params), VKCOL_MAP_ARRAYS,
-	                             "exact_setup", true},
+	                             "exact_setup", true, 0, EXACT_TEXEL_BUFFERS},
 	    [PIPELINE_EXACT_ARGS] = {&shader_exact_args, 14, sizeof(vkcol_exact_params), VKCOL_MAP_ARRAYS,
-	                             "exact_args"},
+	                             "exact_args", false, 0, EXACT_TEXEL_BUFFERS},
 	    [PIPELINE_EXACT_TRAVERSE] = {&shader_exact_traverse, 14, sizeof(vkcol_exact_params), VKCOL_MAP_ARRAYS,
-	                             "exact_traverse"},
-	    [PIPELINE_EXACT_DIVE] = {&shader_exact_dive, 14, sizeof(vkcol_exact_params), VKCOL_MAP_ARRAYS, "exact_dive"},
+	                             "exact_traverse", false, 0, EXACT_TEXEL_BUFFERS},
+	    [PIPELINE_EXACT_DIVE] = {&shader_exact_dive, 14, sizeof(vkcol_exact_params), VKCOL_MAP_ARRAYS,
+	                             "exact_dive", false, 0, EXACT_TEXEL_BUFFERS},
 	    [PIPELINE_EXACT_CONTAIN] = {&shader_exact_contain, 14, sizeof(vkcol_exact_params), VKCOL_MAP_ARRAYS,
-	                             "exact_contain"},
+	                             "exact_contain", false, 0, EXACT_TEXEL_BUFFERS},
 	    [PIPELINE_EXACT_LEAVES] = {&shader_exact_leaves, 14, sizeof(vkcol_exact_params), VKCOL_MAP_ARRAYS,
-	                               "exact_leaves"},
+	                               "exact_leaves", false, 0, EXACT_TEXEL_BUFFERS},
 	};
 	*out = NULL;
 	if ((unsigned)id >= PIPELINE_COUNT || map_array > VKCOL_MAP_ARRAYS)
@@ -264,6 +290,7 @@ vkcol_result pipeline_get_for_maps(vkcol_context *ctx, pipeline_id id, uint32_t 
 		    .storage_buffer_count = table[id].buffers,
 		    .push_constant_size = table[id].push,
 		    .image_count = table[id].images,
+		    .texel_buffer_count = table[id].texels,
 		    .specialization = samples_maps ? &spec : NULL,
 		    .name = table[id].name,
 		};

@@ -12,6 +12,10 @@ typedef struct gpu_pipeline_desc {
 	// > 0: binding storage_buffer_count is an array of this many combined
 	// image samplers (the cube maps), sampled with the context's sampler.
 	uint32_t image_count;
+	// Then this many uniform texel buffers (read-only pools fetched with
+	// texelFetch), at the bindings after the images (or after the storage
+	// buffers when there are none).
+	uint32_t texel_buffer_count;
 	const VkSpecializationInfo *specialization; // NULL = workgroup size VKCOL_WORKGROUP_SIZE at constant_id 0
 	const char *name;              // debug name and log messages
 } gpu_pipeline_desc;
@@ -23,6 +27,7 @@ typedef struct gpu_pipeline {
 	VkDescriptorPool pool; // sets for this pipeline
 	uint32_t storage_buffer_count;
 	uint32_t image_count;
+	uint32_t texel_buffer_count;
 	uint32_t push_constant_size;
 } gpu_pipeline;
 
@@ -30,7 +35,9 @@ vkcol_result gpu_pipeline_create(vkcol_context *ctx, const gpu_pipeline_desc *de
 // Accepts a zeroed pipeline.
 void gpu_pipeline_destroy(vkcol_context *ctx, gpu_pipeline *pipeline);
 
-// A range of a buffer bound to one binding; range 0 = whole buffer.
+// A range of a buffer bound to one binding; range 0 = whole buffer. Entries
+// past the storage buffers bind their buffer's texel view (offset and range
+// unused).
 typedef struct gpu_binding {
 	const gpu_buffer *buffer;
 	VkDeviceSize offset;
@@ -39,7 +46,8 @@ typedef struct gpu_binding {
 
 // Allocates a descriptor set from the pipeline's pool and writes
 // storage_buffer_count buffer bindings (and image_count image views, sampled
-// through sampler, when the pipeline has images) into it. Sets are freed with
+// through sampler, when the pipeline has images; then texel_buffer_count
+// views, from bindings[storage_buffer_count] on) into it. Sets are freed with
 // the pipeline, or by gpu_pipeline_reset_sets; when the pool is exhausted it
 // is reset, which invalidates earlier sets: callers keep at most
 // GPU_PIPELINE_SETS sets of one pipeline in use at a time.
@@ -64,6 +72,11 @@ typedef enum pipeline_id {
 	PIPELINE_EXACT_LEAVES,
 	PIPELINE_COUNT
 } pipeline_id;
+
+// Exact mode's pipelines read five uniform texel buffers after their 14
+// storage buffers and the cube maps (exact_common.glsl): the node, vertex
+// and triangle pools, the pair frames and the frontiers.
+#define EXACT_TEXEL_BUFFERS 5
 
 vkcol_result pipeline_get(vkcol_context *ctx, pipeline_id id, gpu_pipeline **out);
 // The pipelines whose shaders sample the cube maps (approx mode's four and
