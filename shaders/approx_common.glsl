@@ -8,16 +8,59 @@
 #define VKCOL_APPROX_COMMON_GLSL
 
 layout(local_size_x_id = 0) in;
-layout(std430, set = 0, binding = 0) readonly buffer Pairs { vkcol_gpu_pair pairs[]; };
-layout(std430, set = 0, binding = 1) readonly buffer Meshes { vkcol_gpu_mesh meshes[]; };
-layout(std430, set = 0, binding = 2) readonly buffer Vertices { vec4 vertices[]; };
+// Bindings 0, 1, 2 and 5 (pairs, meshes, vertices, clusters) are read
+// through their texel views below instead.
 layout(std430, set = 0, binding = 4) buffer Stats { uint stats[]; };
-// Cluster and group spheres (centre, radius), and the cone bounds.
-layout(std430, set = 0, binding = 5) readonly buffer Clusters { vec4 clusters[]; };
 layout(std430, set = 0, binding = 6) buffer Jobs { uvec2 jobs[]; };
 layout(std430, set = 0, binding = 7) buffer JobArgs { uint job_args[]; };
 layout(set = 0, binding = 8) uniform samplerCubeArray maps[VKCOL_MAP_ARRAYS];
+// Read-only data as RGBA32UI texels (uniform texel buffers, bitcast where
+// float): lavapipe (Mesa 22.3) loads a storage buffer one lane at a time,
+// with a branch per lane and per component, and fetches texels as one
+// vector gather. The pairs, the mesh records, the vertex pool, the cluster
+// pool (cluster and group spheres, centre and radius, and the cone bounds)
+// and the job lists (two jobs per texel; a pass reads the lists earlier
+// passes wrote through binding 6).
+layout(set = 0, binding = 9) uniform usamplerBuffer pair_texels;
+layout(set = 0, binding = 10) uniform usamplerBuffer mesh_texels;
+layout(set = 0, binding = 11) uniform usamplerBuffer vertex_texels;
+layout(set = 0, binding = 12) uniform usamplerBuffer cluster_texels;
+layout(set = 0, binding = 13) uniform usamplerBuffer job_texels;
 layout(push_constant) uniform Push { vkcol_approx_params params; };
+
+vkcol_gpu_pair pair_at(uint p)
+{
+	int i = int(VKCOL_PAIR_TEXELS * p);
+	return pair_from_texels(texelFetch(pair_texels, i), texelFetch(pair_texels, i + 1),
+	                        texelFetch(pair_texels, i + 2), texelFetch(pair_texels, i + 3));
+}
+
+// The record of the mesh with this id.
+vkcol_gpu_mesh mesh_of(uint id)
+{
+	int i = int(VKCOL_MESH_TEXELS * ((id & params.mesh_index_mask) - 1u));
+	return mesh_from_texels(texelFetch(mesh_texels, i), texelFetch(mesh_texels, i + 1),
+	                        texelFetch(mesh_texels, i + 2), texelFetch(mesh_texels, i + 3),
+	                        texelFetch(mesh_texels, i + 4), texelFetch(mesh_texels, i + 5),
+	                        texelFetch(mesh_texels, i + 6));
+}
+
+vec4 vertex_at(uint i)
+{
+	return uintBitsToFloat(texelFetch(vertex_texels, int(i)));
+}
+
+vec4 cluster_at(uint i)
+{
+	return uintBitsToFloat(texelFetch(cluster_texels, int(i)));
+}
+
+// Job i of binding 6.
+uvec2 job_at(uint i)
+{
+	uvec4 two = texelFetch(job_texels, int(i >> 1u));
+	return (i & 1u) != 0u ? two.zw : two.xy;
+}
 #include "map_sample.glsl"
 #include "cone_bound.glsl"
 
@@ -69,7 +112,7 @@ float test_cluster(vkcol_gpu_mesh from, vkcol_gpu_mesh to, mat3 r, vec3 t, uint 
 	uint count = min(VKCOL_CLUSTER_SIZE, from.vertex_first + from.vertex_count - first);
 	uint in_box = 0u;
 	for (uint k = 0u; k < count; k++) {
-		vec3 v = r * vertices[first + k].xyz + t;
+		vec3 v = r * vertex_at(first + k).xyz + t;
 		if (all(greaterThanEqual(v, lo)) && all(lessThanEqual(v, hi)))
 			in_box |= 1u << k;
 	}
@@ -78,7 +121,7 @@ float test_cluster(vkcol_gpu_mesh from, vkcol_gpu_mesh to, mat3 r, vec3 t, uint 
 	while (in_box != 0u && depth < 0.0) {
 		uint k = uint(findLSB(in_box));
 		in_box &= in_box - 1u;
-		vec3 d = r * vertices[first + k].xyz + t - origin;
+		vec3 d = r * vertex_at(first + k).xyz + t - origin;
 		float dist = length(d);
 		if (dist == 0.0) {
 			depth = 0.0;
@@ -163,8 +206,8 @@ side side_of(vkcol_gpu_pair pr, pair_frames f, uint direction)
 {
 	side s;
 	bool ba = direction == 0u;
-	s.from = meshes[((ba ? pr.mesh_b : pr.mesh_a) & params.mesh_index_mask) - 1u];
-	s.to = meshes[((ba ? pr.mesh_a : pr.mesh_b) & params.mesh_index_mask) - 1u];
+	s.from = mesh_of(ba ? pr.mesh_b : pr.mesh_a);
+	s.to = mesh_of(ba ? pr.mesh_a : pr.mesh_b);
 	s.r = ba ? f.r_ba : f.r_ab;
 	s.t = ba ? f.t_ba : f.t_ab;
 	s.direction = direction;
@@ -188,7 +231,7 @@ uint group_mask(side s, uint g, out uint closest)
 	float closest_d2 = 3.4e38, d2;
 	closest = NONE;
 	for (uint c = first; c < end; c++)
-		if (ball_may_hit(s.to, s.r, s.t, clusters[s.from.cluster_first + c], s.cones, d2)) {
+		if (ball_may_hit(s.to, s.r, s.t, cluster_at(s.from.cluster_first + c), s.cones, d2)) {
 			mask |= 1u << (c - first);
 			if (d2 < closest_d2) {
 				closest_d2 = d2;

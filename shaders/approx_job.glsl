@@ -20,11 +20,11 @@ bool open_job(uint list, out uint p, out uint index, out side s)
 	index = 0u;
 	if (i >= min(job_args[4u * list + 3u], list_capacity(list)))
 		return false;
-	uvec2 job = jobs[list_base(list) + i];
+	uvec2 job = job_at(list_base(list) + i);
 	p = job.x;
 	if (p == NONE || result_words[4u * p] != 0u)
 		return false;
-	vkcol_gpu_pair pr = pairs[p];
+	vkcol_gpu_pair pr = pair_at(p);
 	s = side_of(pr, make_frames(pr), job.y >> 31);
 	index = job.y & 0x7fffffffu;
 	return true;

@@ -50,7 +50,7 @@ float test_nearest(inout side s)
 	uint group_first = s.from.cluster_first + s.from.cluster_count;
 	float nearest_d2 = 3.4e38, d2;
 	for (uint g = 0u; g < s.groups; g++) {
-		if (!ball_may_hit(s.to, s.r, s.t, clusters[group_first + g], s.cones, d2))
+		if (!ball_may_hit(s.to, s.r, s.t, cluster_at(group_first + g), s.cones, d2))
 			continue;
 		s.touching |= 1u << (g / s.span);
 		if (d2 < nearest_d2) {
@@ -107,7 +107,7 @@ float test_all(side ba, side ab)
 		side s = direction == 0u ? ba : ab;
 		uint group_first = s.from.cluster_first + s.from.cluster_count;
 		for (uint g = 0u; g < s.groups && depth < 0.0; g++) {
-			uint mask = ball_may_hit(s.to, s.r, s.t, clusters[group_first + g], s.cones, d2) ? group_mask(s, g, closest) : 0u;
+			uint mask = ball_may_hit(s.to, s.r, s.t, cluster_at(group_first + g), s.cones, d2) ? group_mask(s, g, closest) : 0u;
 			while (mask != 0u && depth < 0.0) {
 				depth = test_cluster(s.from, s.to, s.r, s.t, g * VKCOL_GROUP_CLUSTERS + uint(findLSB(mask)));
 				mask &= mask - 1u;
@@ -122,10 +122,9 @@ void main()
 	uint i = linear_group_id() * gl_WorkGroupSize.x + gl_LocalInvocationID.x;
 	if (i >= (SPILLED ? job_args[4u * SPILLED_PAIRS + 3u] : params.pair_count))
 		return;
-	uint p = SPILLED ? jobs[params.job_capacity + params.group_capacity + i].x : i;
-	vkcol_gpu_pair pr = pairs[p];
-	vkcol_gpu_mesh a = meshes[(pr.mesh_a & params.mesh_index_mask) - 1u];
-	vkcol_gpu_mesh b = meshes[(pr.mesh_b & params.mesh_index_mask) - 1u];
+	uint p = SPILLED ? job_at(params.job_capacity + params.group_capacity + i).x : i;
+	vkcol_gpu_pair pr = pair_at(p);
+	vkcol_gpu_mesh a = mesh_of(pr.mesh_a), b = mesh_of(pr.mesh_b);
 	pair_frames f = make_frames(pr);
 	if (!bounds_overlap(a, b, f)) {
 		results[p] = vkcol_gpu_result(0u, VKCOL_STAGE_BOUNDS, 0.0, 0u);

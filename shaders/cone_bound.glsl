@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Cone bounds of the distance cube maps (src/cone_bound.c, layout in
-// shared.h): the including shader declares `clusters[]` (vec4), the pool that
-// holds each mesh's bounds from its cone_first on.
+// shared.h): the including shader defines `vec4 cluster_at(uint)`, which
+// reads the pool that holds each mesh's bounds from its cone_first on.
 #ifndef VKCOL_CONE_BOUND_GLSL
 #define VKCOL_CONE_BOUND_GLSL
 
@@ -45,7 +45,7 @@ bool cone_beyond(vkcol_gpu_mesh to, vec3 d, float len, float rho)
 	// Levels before this one hold 6 (C^2 + (C/2)^2 + ...) = 8 (C^2 - n^2) cells.
 	uint offset = 8u * (uint(VKCOL_CONE_CELLS * VKCOL_CONE_CELLS) - n * n);
 	uint at = offset + cone_cell(d, n);
-	return len - rho > clusters[to.cone_first + (at >> 2)][at & 3u];
+	return len - rho > cluster_at(to.cone_first + (at >> 2))[at & 3u];
 }
 
 #endif

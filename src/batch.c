@@ -282,13 +282,13 @@ static vkcol_result pool_build(vkcol_context *ctx)
 		res = VKCOL_ERROR_TOO_LARGE;
 		goto cleanup;
 	}
-	// The pools exact mode reads as texel buffers (exact_common.glsl) get
-	// their texel views.
+	// The pools the batch shaders read as texel buffers (approx_common.glsl,
+	// exact_common.glsl) get their texel views.
 	const VkBufferUsageFlags texel = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_UNIFORM_TEXEL_BUFFER_BIT;
 	TRY(gpu_buffer_create(ctx, (vertex_total ? vertex_total : 1) * 16, texel, GPU_MEMORY_DEVICE,
 	                      "batch vertex pool", &pool->vertices));
-	TRY(gpu_buffer_create(ctx, (cluster_total ? cluster_total : 1) * 16, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
-	                      GPU_MEMORY_DEVICE, "batch vertex clusters", &pool->clusters));
+	TRY(gpu_buffer_create(ctx, (cluster_total ? cluster_total : 1) * 16, texel, GPU_MEMORY_DEVICE,
+	                      "batch vertex clusters", &pool->clusters));
 	if (node_total * sizeof(vkcol_gpu_node) > ctx->props.limits.maxStorageBufferRange ||
 	    triangle_total * 16 > ctx->props.limits.maxStorageBufferRange) {
 		CORE_ERROR(env, "the meshes of this context hold %llu tree nodes and %llu triangles; one batch binding holds "
@@ -302,8 +302,8 @@ static vkcol_result pool_build(vkcol_context *ctx)
 	                      "batch node pool", &pool->nodes));
 	TRY(gpu_buffer_create(ctx, (triangle_total ? triangle_total : 1) * 16, texel, GPU_MEMORY_DEVICE,
 	                      "batch triangle pool", &pool->triangles));
-	TRY(gpu_buffer_create(ctx, (ctx->mesh_capacity ? ctx->mesh_capacity : 1) * sizeof(vkcol_gpu_mesh),
-	                      VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, GPU_MEMORY_DEVICE, "batch mesh table", &pool->meshes));
+	TRY(gpu_buffer_create(ctx, (ctx->mesh_capacity ? ctx->mesh_capacity : 1) * sizeof(vkcol_gpu_mesh), texel,
+	                      GPU_MEMORY_DEVICE, "batch mesh table", &pool->meshes));
 	for (uint32_t k = 0; k < VKCOL_MAP_ARRAYS; k++) {
 		// Unused resolutions get a one-cube placeholder: every binding must
 		// hold a valid view even if no pair samples it.
@@ -1054,21 +1054,28 @@ VKCOL_API vkcol_result vkcol_batch_run(vkcol_context *ctx, const vkcol_batch_des
 		views[k] = ctx->pool->arrays[k].view;
 	for (int i = 0; i < 2; i++) {
 		frame *f = &frames[i];
-		TRY(gpu_buffer_create(ctx, (VkDeviceSize)chunk * sizeof(vkcol_gpu_pair), VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
-		                      GPU_MEMORY_UPLOAD, "batch pairs", &f->pairs));
+		// Pairs and jobs are read as texel buffers (approx_common.glsl).
+		const VkBufferUsageFlags texel =
+		    VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_UNIFORM_TEXEL_BUFFER_BIT;
+		TRY(gpu_buffer_create(ctx, (VkDeviceSize)chunk * sizeof(vkcol_gpu_pair), texel, GPU_MEMORY_UPLOAD,
+		                      "batch pairs", &f->pairs));
 		TRY(gpu_buffer_create(ctx, (VkDeviceSize)chunk * sizeof(vkcol_gpu_result), VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
 		                      GPU_MEMORY_READBACK, "batch results", &f->results));
 		TRY(gpu_buffer_create(ctx, VKCOL_STAT_WORDS * 4, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, GPU_MEMORY_READBACK,
 		                      "batch stats", &f->stats));
-		TRY(gpu_buffer_create(ctx, (job_capacity + group_capacity + chunk) * 8, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
-		                      GPU_MEMORY_DEVICE, "approx jobs", &f->jobs));
+		// Whole texels of two jobs each.
+		TRY(gpu_buffer_create(ctx, (job_capacity + group_capacity + chunk + 1) / 2 * 16, texel, GPU_MEMORY_DEVICE,
+		                      "approx jobs", &f->jobs));
 		TRY(gpu_buffer_create(ctx, VKCOL_JOB_ARGS_WORDS * 4,
 		                      VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT |
 		                          VK_BUFFER_USAGE_TRANSFER_DST_BIT,
 		                      GPU_MEMORY_DEVICE, "approx job dispatch", &f->job_args));
-		gpu_binding bindings[8] = {{&f->pairs, 0, 0},   {&ctx->pool->meshes, 0, 0}, {&ctx->pool->vertices, 0, 0},
-		                           {&f->results, 0, 0}, {&f->stats, 0, 0},         {&ctx->pool->clusters, 0, 0},
-		                           {&f->jobs, 0, 0},    {&f->job_args, 0, 0}};
+		gpu_binding bindings[8 + APPROX_TEXEL_BUFFERS] = {
+		    {&f->pairs, 0, 0},          {&ctx->pool->meshes, 0, 0},   {&ctx->pool->vertices, 0, 0},
+		    {&f->results, 0, 0},        {&f->stats, 0, 0},            {&ctx->pool->clusters, 0, 0},
+		    {&f->jobs, 0, 0},           {&f->job_args, 0, 0},
+		    {&f->pairs, 0, 0},          {&ctx->pool->meshes, 0, 0},   {&ctx->pool->vertices, 0, 0}, // texel buffers
+		    {&ctx->pool->clusters, 0, 0}, {&f->jobs, 0, 0}};
 		TRY(gpu_pipeline_bind(ctx, approx, bindings, views, ctx->cube_sampler, &f->set));
 		TRY(gpu_pipeline_bind(ctx, approx_spilled, bindings, views, ctx->cube_sampler, &f->spilled_set));
 		TRY(gpu_pipeline_bind(ctx, approx_groups, bindings, views, ctx->cube_sampler, &f->groups_set));

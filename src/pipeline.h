@@ -77,6 +77,10 @@ typedef enum pipeline_id {
 // storage buffers and the cube maps (exact_common.glsl): the node, vertex
 // and triangle pools, the pair frames and the frontiers.
 #define EXACT_TEXEL_BUFFERS 5
+// Approx mode's four read five after their 8 storage buffers and the cube
+// maps (approx_common.glsl): the pairs, the mesh records, the vertex and
+// cluster pools and the job lists.
+#define APPROX_TEXEL_BUFFERS 5
 
 vkcol_result pipeline_get(vkcol_context *ctx, pipeline_id id, gpu_pipeline **out);
 // The pipelines whose shaders sample the cube maps (approx mode's four and
