@@ -8,11 +8,10 @@
 #ifndef VKCOL_EXACT_COMMON_GLSL
 #define VKCOL_EXACT_COMMON_GLSL
 
-layout(std430, set = 0, binding = 0) readonly buffer Pairs { vkcol_gpu_pair pairs[]; };
-layout(std430, set = 0, binding = 1) readonly buffer Meshes { vkcol_gpu_mesh meshes[]; };
 layout(std430, set = 0, binding = 3) buffer Results { vkcol_gpu_result results[]; };
-// Bindings 2, 4 and 5 (the vertex, node and triangle pools as storage
-// buffers) are read through bindings 16, 15 and 17 instead.
+// Bindings 0, 1, 2, 4 and 5 (pairs, meshes, and the vertex, node and
+// triangle pools as storage buffers) are read through their texel views
+// (bindings 20, 21, 16, 15 and 17) instead.
 layout(std430, set = 0, binding = 6) readonly buffer Pieces { uint pieces[]; };
 // Coherent: traversal invocations poll the hit counts other invocations of
 // the same dispatch write (a pair stops once any of its items found a hit).
@@ -37,12 +36,14 @@ layout(set = 0, binding = 14) uniform samplerCubeArray maps[VKCOL_MAP_ARRAYS];
 // vector gather. The node pool (two texels per node), the vertex pool, the
 // triangle pool, the pair frames (written by exact_setup.comp through binding
 // 11) and the frontiers (each level reads the half the level before wrote
-// through binding 8).
+// through binding 8), the pairs and the mesh records.
 layout(set = 0, binding = 15) uniform usamplerBuffer node_texels;
 layout(set = 0, binding = 16) uniform usamplerBuffer vertex_texels;
 layout(set = 0, binding = 17) uniform usamplerBuffer triangle_texels;
 layout(set = 0, binding = 18) uniform usamplerBuffer frame_texels;
 layout(set = 0, binding = 19) uniform usamplerBuffer frontier_texels;
+layout(set = 0, binding = 20) uniform usamplerBuffer pair_texels;
+layout(set = 0, binding = 21) uniform usamplerBuffer mesh_texels;
 layout(push_constant) uniform Push { vkcol_exact_params params; };
 
 // Vertex i of the pool (w = 1).
@@ -64,9 +65,21 @@ vkcol_gpu_node node_at(uint i)
 	                      uintBitsToFloat(hi.x), uintBitsToFloat(hi.y), uintBitsToFloat(hi.z), hi.w);
 }
 
+vkcol_gpu_pair pair_at(uint p)
+{
+	int i = int(VKCOL_PAIR_TEXELS * p);
+	return pair_from_texels(texelFetch(pair_texels, i), texelFetch(pair_texels, i + 1),
+	                        texelFetch(pair_texels, i + 2), texelFetch(pair_texels, i + 3));
+}
+
+// The record of the mesh with this id.
 vkcol_gpu_mesh mesh_of(uint id)
 {
-	return meshes[(id & params.mesh_index_mask) - 1u];
+	int i = int(VKCOL_MESH_TEXELS * ((id & params.mesh_index_mask) - 1u));
+	return mesh_from_texels(texelFetch(mesh_texels, i), texelFetch(mesh_texels, i + 1),
+	                        texelFetch(mesh_texels, i + 2), texelFetch(mesh_texels, i + 3),
+	                        texelFetch(mesh_texels, i + 4), texelFetch(mesh_texels, i + 5),
+	                        texelFetch(mesh_texels, i + 6));
 }
 
 vec3 node_min(vkcol_gpu_node n)

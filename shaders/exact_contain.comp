@@ -115,7 +115,7 @@ void main()
 		results[p] = vkcol_gpu_result(1u, VKCOL_STAGE_TREE, 0.0, st.x);
 		return;
 	}
-	vkcol_gpu_pair pr = pairs[p];
+	vkcol_gpu_pair pr = pair_at(p);
 	vkcol_gpu_mesh a = mesh_of(pr.mesh_a), b = mesh_of(pr.mesh_b);
 	bool contained = false;
 	if (a.closed != 0u && b.closed != 0u) {

@@ -227,7 +227,7 @@ void main()
 	uint p = linear_group_id() * gl_WorkGroupSize.x + gl_LocalInvocationID.x;
 	if (p >= params.pair_count)
 		return;
-	vkcol_gpu_pair pr = pairs[p];
+	vkcol_gpu_pair pr = pair_at(p);
 	vkcol_gpu_mesh a = mesh_of(pr.mesh_a), b = mesh_of(pr.mesh_b);
 	pair_frames f = make_frames(pr);
 	float tol = pair_tolerance(a, b, f.t_ba);

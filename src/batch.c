@@ -667,13 +667,13 @@ static vkcol_result exact_buffers_create(vkcol_context *ctx, uint32_t chunk, uin
 	// Each level moves one step down one tree: depth A + depth B steps reach
 	// two leaves, one more tests them.
 	b->levels = 2 * ctx->pool->max_depth + 2;
-	TRY(gpu_buffer_create(ctx, (VkDeviceSize)b->chunk * sizeof(vkcol_gpu_pair), storage, GPU_MEMORY_UPLOAD,
+	// Pairs, frames and frontiers are read as texel buffers (exact_common.glsl).
+	const VkBufferUsageFlags texel = storage | VK_BUFFER_USAGE_UNIFORM_TEXEL_BUFFER_BIT;
+	TRY(gpu_buffer_create(ctx, (VkDeviceSize)b->chunk * sizeof(vkcol_gpu_pair), texel, GPU_MEMORY_UPLOAD,
 	                      "exact pairs", &b->pairs));
 	TRY(gpu_buffer_create(ctx, (VkDeviceSize)b->chunk * sizeof(vkcol_gpu_result), storage, GPU_MEMORY_READBACK,
 	                      "exact results", &b->results));
 	TRY(gpu_buffer_create(ctx, (VkDeviceSize)b->chunk * 8, storage, GPU_MEMORY_DEVICE, "exact pair state", &b->state));
-	// Frames and frontiers are read as texel buffers too (exact_common.glsl).
-	const VkBufferUsageFlags texel = storage | VK_BUFFER_USAGE_UNIFORM_TEXEL_BUFFER_BIT;
 	TRY(gpu_buffer_create(ctx, (VkDeviceSize)b->chunk * VKCOL_FRAME_VEC4S * 16, texel, GPU_MEMORY_DEVICE,
 	                      "exact pair frames", &b->frames));
 	TRY(gpu_buffer_create(ctx, (VkDeviceSize)b->capacity * 32, texel, GPU_MEMORY_DEVICE, "exact frontiers",
@@ -693,8 +693,8 @@ static vkcol_result exact_buffers_create(vkcol_context *ctx, uint32_t chunk, uin
 	    {&pool->nodes, 0, 0},    {&pool->triangles, 0, 0}, {&pool->pieces, 0, 0},  {&b->state, 0, 0},
 	    {&b->frontier, 0, 0},    {&b->counters, 0, 0},    {&b->args, 0, 0},
 	    {&b->frames, 0, 0},      {&pool->clusters, 0, 0}, {&b->list, 0, 0},
-	    {&pool->nodes, 0, 0},    {&pool->vertices, 0, 0}, {&pool->triangles, 0, 0}, {&b->frames, 0, 0},
-	    {&b->frontier, 0, 0}, // texel buffers
+	    {&pool->nodes, 0, 0},    {&pool->vertices, 0, 0}, {&pool->triangles, 0, 0}, {&b->frames, 0, 0}, // texel
+	    {&b->frontier, 0, 0},    {&b->pairs, 0, 0},       {&pool->meshes, 0, 0},                           // buffers
 	};
 	VkImageView views[VKCOL_MAP_ARRAYS];
 	for (uint32_t k = 0; k < VKCOL_MAP_ARRAYS; k++)
