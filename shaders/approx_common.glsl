@@ -28,22 +28,7 @@ layout(set = 0, binding = 12) uniform usamplerBuffer cluster_texels;
 layout(set = 0, binding = 13) uniform usamplerBuffer job_texels;
 layout(push_constant) uniform Push { vkcol_approx_params params; };
 
-vkcol_gpu_pair pair_at(uint p)
-{
-	int i = int(VKCOL_PAIR_TEXELS * p);
-	return pair_from_texels(texelFetch(pair_texels, i), texelFetch(pair_texels, i + 1),
-	                        texelFetch(pair_texels, i + 2), texelFetch(pair_texels, i + 3));
-}
-
-// The record of the mesh with this id.
-vkcol_gpu_mesh mesh_of(uint id)
-{
-	int i = int(VKCOL_MESH_TEXELS * ((id & params.mesh_index_mask) - 1u));
-	return mesh_from_texels(texelFetch(mesh_texels, i), texelFetch(mesh_texels, i + 1),
-	                        texelFetch(mesh_texels, i + 2), texelFetch(mesh_texels, i + 3),
-	                        texelFetch(mesh_texels, i + 4), texelFetch(mesh_texels, i + 5),
-	                        texelFetch(mesh_texels, i + 6));
-}
+#include "record_texels.glsl"
 
 vec4 vertex_at(uint i)
 {

@@ -65,22 +65,7 @@ vkcol_gpu_node node_at(uint i)
 	                      uintBitsToFloat(hi.x), uintBitsToFloat(hi.y), uintBitsToFloat(hi.z), hi.w);
 }
 
-vkcol_gpu_pair pair_at(uint p)
-{
-	int i = int(VKCOL_PAIR_TEXELS * p);
-	return pair_from_texels(texelFetch(pair_texels, i), texelFetch(pair_texels, i + 1),
-	                        texelFetch(pair_texels, i + 2), texelFetch(pair_texels, i + 3));
-}
-
-// The record of the mesh with this id.
-vkcol_gpu_mesh mesh_of(uint id)
-{
-	int i = int(VKCOL_MESH_TEXELS * ((id & params.mesh_index_mask) - 1u));
-	return mesh_from_texels(texelFetch(mesh_texels, i), texelFetch(mesh_texels, i + 1),
-	                        texelFetch(mesh_texels, i + 2), texelFetch(mesh_texels, i + 3),
-	                        texelFetch(mesh_texels, i + 4), texelFetch(mesh_texels, i + 5),
-	                        texelFetch(mesh_texels, i + 6));
-}
+#include "record_texels.glsl"
 
 vec3 node_min(vkcol_gpu_node n)
 {

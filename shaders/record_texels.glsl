@@ -1,0 +1,52 @@
+// SPDX-License-Identifier: MIT
+// The pair and mesh records (shared.h layouts: 4 texels per pair, 7 per
+// mesh) read from RGBA32UI uniform texel buffers. The including shader
+// declares `pair_texels`, `mesh_texels` and push constants `params` with a
+// mesh_index_mask.
+#ifndef VKCOL_RECORD_TEXELS_GLSL
+#define VKCOL_RECORD_TEXELS_GLSL
+
+#define VKCOL_MESH_TEXELS 7
+#define VKCOL_PAIR_TEXELS 4
+
+vkcol_gpu_mesh mesh_from_texels(uvec4 w0, uvec4 w1, uvec4 w2, uvec4 w3, uvec4 w4, uvec4 w5, uvec4 w6)
+{
+	vec4 f0 = uintBitsToFloat(w0), f1 = uintBitsToFloat(w1), f3 = uintBitsToFloat(w3);
+	vec4 f4 = uintBitsToFloat(w4), f5 = uintBitsToFloat(w5);
+	return vkcol_gpu_mesh(f0.x, f0.y, f0.z, w0.w,      // origin, vertex_first
+	                      f1.x, f1.y, f1.z, f1.w,      // sphere
+	                      w2.x, w2.y, w2.z, w2.w,      // vertex_count, map_array, map_layer, map_levels
+	                      w3.x, w3.y, f3.z, w3.w,      // cluster_first, cluster_count, inner_radius, closed
+	                      f4.x, f4.y, f4.z, w4.w,      // aabb_min, node_first
+	                      f5.x, f5.y, f5.z, w5.w,      // aabb_max, piece_first
+	                      w6.x, w6.y, w6.z, w6.w);     // piece_count, tree_depth, cone_first, pad1
+}
+
+vkcol_gpu_pair pair_from_texels(uvec4 w0, uvec4 w1, uvec4 w2, uvec4 w3)
+{
+	vec4 f0 = uintBitsToFloat(w0), f1 = uintBitsToFloat(w1), f2 = uintBitsToFloat(w2), f3 = uintBitsToFloat(w3);
+	return vkcol_gpu_pair(w0.x, w0.y,                  // mesh_a, mesh_b
+	                      f0.z, f0.w, f1.x, f1.y,      // qa
+	                      f1.z, f1.w, f2.x,            // ta
+	                      f2.y, f2.z, f2.w, f3.x,      // qb
+	                      f3.y, f3.z, f3.w);           // tb
+}
+
+vkcol_gpu_pair pair_at(uint p)
+{
+	int i = int(VKCOL_PAIR_TEXELS * p);
+	return pair_from_texels(texelFetch(pair_texels, i), texelFetch(pair_texels, i + 1),
+	                        texelFetch(pair_texels, i + 2), texelFetch(pair_texels, i + 3));
+}
+
+// The record of the mesh with this id.
+vkcol_gpu_mesh mesh_of(uint id)
+{
+	int i = int(VKCOL_MESH_TEXELS * ((id & params.mesh_index_mask) - 1u));
+	return mesh_from_texels(texelFetch(mesh_texels, i), texelFetch(mesh_texels, i + 1),
+	                        texelFetch(mesh_texels, i + 2), texelFetch(mesh_texels, i + 3),
+	                        texelFetch(mesh_texels, i + 4), texelFetch(mesh_texels, i + 5),
+	                        texelFetch(mesh_texels, i + 6));
+}
+
+#endif
