@@ -15,12 +15,10 @@ layout(std430, set = 0, binding = 6) buffer Jobs { uvec2 jobs[]; };
 layout(std430, set = 0, binding = 7) buffer JobArgs { uint job_args[]; };
 layout(set = 0, binding = 8) uniform samplerCubeArray maps[VKCOL_MAP_ARRAYS];
 // Read-only data as RGBA32UI texels (uniform texel buffers, bitcast where
-// float): lavapipe (Mesa 22.3) loads a storage buffer one lane at a time,
-// with a branch per lane and per component, and fetches texels as one
-// vector gather. The pairs, the mesh records, the vertex pool, the cluster
-// pool (cluster and group spheres, centre and radius, and the cone bounds)
-// and the job lists (two jobs per texel; a pass reads the lists earlier
-// passes wrote through binding 6).
+// float; why: record_texels.glsl). The pairs, the mesh records, the vertex
+// pool, the cluster pool (cluster and group spheres, centre and radius, and
+// the cone bounds) and the job lists (two jobs per texel; a pass reads the
+// lists earlier passes wrote through binding 6).
 layout(set = 0, binding = 9) uniform usamplerBuffer pair_texels;
 layout(set = 0, binding = 10) uniform usamplerBuffer mesh_texels;
 layout(set = 0, binding = 11) uniform usamplerBuffer vertex_texels;
@@ -29,11 +27,6 @@ layout(set = 0, binding = 13) uniform usamplerBuffer job_texels;
 layout(push_constant) uniform Push { vkcol_approx_params params; };
 
 #include "record_texels.glsl"
-
-vec4 vertex_at(uint i)
-{
-	return uintBitsToFloat(texelFetch(vertex_texels, int(i)));
-}
 
 vec4 cluster_at(uint i)
 {

@@ -31,12 +31,11 @@ layout(std430, set = 0, binding = 12) readonly buffer Clusters { vec4 clusters[]
 layout(std430, set = 0, binding = 13) buffer List { uvec4 list[]; }; // pair, triangle a, triangle b (originals), 0
 layout(set = 0, binding = 14) uniform samplerCubeArray maps[VKCOL_MAP_ARRAYS];
 // Read-only data as RGBA32UI texels (uniform texel buffers, bitcast where
-// float): lavapipe (Mesa 22.3) loads a storage buffer one lane at a time,
-// with a branch per lane and per component, and fetches texels as one
-// vector gather. The node pool (two texels per node), the vertex pool, the
-// triangle pool, the pair frames (written by exact_setup.comp through binding
-// 11) and the frontiers (each level reads the half the level before wrote
-// through binding 8), the pairs and the mesh records.
+// float; why: record_texels.glsl). The node pool (two texels per node), the
+// vertex pool, the triangle pool, the pair frames (written by
+// exact_setup.comp through binding 11) and the frontiers (each level reads
+// the half the level before wrote through binding 8), the pairs and the
+// mesh records.
 layout(set = 0, binding = 15) uniform usamplerBuffer node_texels;
 layout(set = 0, binding = 16) uniform usamplerBuffer vertex_texels;
 layout(set = 0, binding = 17) uniform usamplerBuffer triangle_texels;
@@ -45,12 +44,6 @@ layout(set = 0, binding = 19) uniform usamplerBuffer frontier_texels;
 layout(set = 0, binding = 20) uniform usamplerBuffer pair_texels;
 layout(set = 0, binding = 21) uniform usamplerBuffer mesh_texels;
 layout(push_constant) uniform Push { vkcol_exact_params params; };
-
-// Vertex i of the pool (w = 1).
-vec4 vertex_at(uint i)
-{
-	return uintBitsToFloat(texelFetch(vertex_texels, int(i)));
-}
 
 // Triangle i of the pool: v0, v1, v2 (pool vertex indices), original index.
 uvec4 triangle_at(uint i)

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: MIT
 // The pair and mesh records (shared.h layouts: 4 texels per pair, 7 per
-// mesh) read from RGBA32UI uniform texel buffers. The including shader
-// declares `pair_texels`, `mesh_texels` and push constants `params` with a
-// mesh_index_mask.
+// mesh) and the vertex pool read from RGBA32UI uniform texel buffers: lavapipe
+// (Mesa 22.3) loads a storage buffer one lane at a time, with a branch per
+// lane and per component, and fetches texels as one vector gather. The
+// including shader declares `pair_texels`, `mesh_texels`, `vertex_texels`
+// and push constants `params` with a mesh_index_mask.
 #ifndef VKCOL_RECORD_TEXELS_GLSL
 #define VKCOL_RECORD_TEXELS_GLSL
 
@@ -47,6 +49,12 @@ vkcol_gpu_mesh mesh_of(uint id)
 	                        texelFetch(mesh_texels, i + 2), texelFetch(mesh_texels, i + 3),
 	                        texelFetch(mesh_texels, i + 4), texelFetch(mesh_texels, i + 5),
 	                        texelFetch(mesh_texels, i + 6));
+}
+
+// Vertex i of the pool (w = 1).
+vec4 vertex_at(uint i)
+{
+	return uintBitsToFloat(texelFetch(vertex_texels, int(i)));
 }
 
 #endif

@@ -28,6 +28,14 @@ vkcol_result gpu_buffer_create(vkcol_context *ctx, VkDeviceSize size, VkBufferUs
 		CORE_ERROR(env, "buffer %s: size 0", name ? name : "");
 		return VKCOL_ERROR_INVALID_ARGUMENT;
 	}
+	// Checked before anything is created or allocated.
+	if ((usage & VK_BUFFER_USAGE_UNIFORM_TEXEL_BUFFER_BIT) &&
+	    (size % 16 != 0 || size / 16 > ctx->props.limits.maxTexelBufferElements)) {
+		CORE_ERROR(env, "buffer %s: %llu bytes are not a whole number of 16-byte texels, or more than the device's %u "
+		                "texels",
+		           name ? name : "", (unsigned long long)size, ctx->props.limits.maxTexelBufferElements);
+		return VKCOL_ERROR_TOO_LARGE;
+	}
 	VkBufferCreateInfo info = {
 	    .sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO,
 	    .size = size,
@@ -81,13 +89,6 @@ vkcol_result gpu_buffer_create(vkcol_context *ctx, VkDeviceSize size, VkBufferUs
 		out->coherent = (flags & VK_MEMORY_PROPERTY_HOST_COHERENT_BIT) != 0;
 	}
 	if (usage & VK_BUFFER_USAGE_UNIFORM_TEXEL_BUFFER_BIT) {
-		if (size % 16 != 0 || size / 16 > ctx->props.limits.maxTexelBufferElements) {
-			CORE_ERROR(env, "buffer %s: %llu bytes are not a whole number of 16-byte texels, or more than the "
-			                "device's %u texels",
-			           name ? name : "", (unsigned long long)size, ctx->props.limits.maxTexelBufferElements);
-			res = VKCOL_ERROR_TOO_LARGE;
-			goto cleanup;
-		}
 		VkBufferViewCreateInfo view_info = {
 		    .sType = VK_STRUCTURE_TYPE_BUFFER_VIEW_CREATE_INFO,
 		    .buffer = out->buffer,
