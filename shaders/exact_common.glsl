@@ -13,17 +13,14 @@ layout(std430, set = 0, binding = 3) buffer Results { vkcol_gpu_result results[]
 // triangle pools as storage buffers) are read through their texel views
 // (bindings 20, 21, 16, 15 and 17) instead.
 layout(std430, set = 0, binding = 6) readonly buffer Pieces { uint pieces[]; };
-// Coherent: traversal invocations poll the hit counts other invocations of
-// the same dispatch write (a pair stops once any of its items found a hit).
-// Coherent: traversal invocations poll the hit counts other invocations of
-// the same dispatch write (a pair stops once any of its items found a hit).
-// Coherent: exact_dive.comp polls the hit counts other invocations of the
-// same dispatch write (a pair stops once any of its items found a hit).
+// Coherent: traversal invocations (exact_dive.comp's too) poll the hit
+// counts other invocations of the same dispatch write (a pair stops once any
+// of its items found a hit).
 layout(std430, set = 0, binding = 7) coherent buffer State { uvec2 state[]; }; // per pair: hits, flags
-// The two frontiers, params.capacity items each: level l reads half l % 2
-// and appends to the other. One binding, not two: the half is an offset,
-// not a branch between two buffers (lavapipe runs both sides of a branch).
-layout(std430, set = 0, binding = 8) buffer Frontier { uvec4 frontier[]; };
+// The frontier the next level reads (params.capacity items): level l reads
+// frontier l % 2 through binding 19 and appends to the other one here; the
+// host binds each level's pair (exact_setup.comp writes level 0's).
+layout(std430, set = 0, binding = 8) writeonly buffer Frontier { uvec4 frontier[]; };
 layout(std430, set = 0, binding = 9) buffer Counters { uint counters[]; };
 layout(std430, set = 0, binding = 10) buffer Args { uint args[]; };
 layout(std430, set = 0, binding = 11) buffer Frames { vec4 frames[]; }; // VKCOL_FRAME_VEC4S per pair
@@ -33,8 +30,8 @@ layout(set = 0, binding = 14) uniform samplerCubeArray maps[VKCOL_MAP_ARRAYS];
 // Read-only data as RGBA32UI texels (uniform texel buffers, bitcast where
 // float; why: record_texels.glsl). The node pool (two texels per node), the
 // vertex pool, the triangle pool, the pair frames (written by
-// exact_setup.comp through binding 11) and the frontiers (each level reads
-// the half the level before wrote through binding 8), the pairs and the
+// exact_setup.comp through binding 11) and the frontier the level reads
+// (the level before wrote it through binding 8), the pairs and the
 // mesh records.
 layout(set = 0, binding = 15) uniform usamplerBuffer node_texels;
 layout(set = 0, binding = 16) uniform usamplerBuffer vertex_texels;

@@ -192,13 +192,13 @@ void split(uvec2 top, vkcol_gpu_node na, vkcol_gpu_node nb, mat3 r, mat3 abs_r, 
 // The frontier this level reads, at slot.
 uvec4 frontier_get(uint slot)
 {
-	return texelFetch(frontier_texels, int((params.level & 1u) * params.capacity + slot));
+	return texelFetch(frontier_texels, int(slot));
 }
 
 // Writes item at slot of the frontier the next level reads.
 void frontier_put(uint slot, uvec4 item)
 {
-	frontier[((params.level & 1u) ^ 1u) * params.capacity + slot] = item;
+	frontier[slot] = item;
 }
 
 // Reserves n slots for pair p in a region of the next level's frontier;

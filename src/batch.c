@@ -585,13 +585,13 @@ cleanup:
 
 // --- exact mode -------------------------------------------------------------
 
-// Items per frontier: both frontiers are one binding, bounded by its range;
-// 2^21 items are 32 MiB per frontier.
+// Items per frontier (16 bytes each; one binding), bounded by a binding's
+// range; 2^21 items are 32 MiB per frontier.
 static uint32_t frontier_capacity(const vkcol_context *ctx)
 {
 	if (ctx->frontier_capacity_override)
 		return ctx->frontier_capacity_override;
-	uint64_t by_binding = ctx->props.limits.maxStorageBufferRange / 32;
+	uint64_t by_binding = ctx->props.limits.maxStorageBufferRange / 16;
 	return by_binding < (1u << 21) ? (uint32_t)by_binding : (1u << 21);
 }
 
@@ -618,8 +618,15 @@ static uint32_t traverse_budget(const vkcol_context *ctx)
 #define EXACT_PIPELINES 6
 
 typedef struct exact_buffers {
-	gpu_buffer pairs, results, state, frames, frontier, counters, args, list;
-	VkDescriptorSet sets[EXACT_PIPELINES];
+	gpu_buffer pairs, results, state, frames, counters, args, list;
+	// Level l reads frontier l % 2 (binding 19, a texel view) and appends to
+	// the other (binding 8); sets[i][l % 2] binds them so. Two buffers, not
+	// halves of one: each binding then covers only what the level reads or
+	// writes, so synchronization validation sees that the level's three
+	// dispatches, which have no barrier between them, read nothing the others
+	// write.
+	gpu_buffer frontiers[2];
+	VkDescriptorSet sets[EXACT_PIPELINES][2];
 	gpu_pipeline *pipes[EXACT_PIPELINES]; // setup, args, traverse, contain, dive, leaves
 	uint32_t chunk, capacity, levels, list_capacity, flags;
 	uint32_t budget;    // depth-first steps per item of a likely-colliding pair (1: breadth first only)
@@ -638,8 +645,8 @@ typedef struct list_sink {
 
 static void exact_buffers_free(vkcol_context *ctx, exact_buffers *b)
 {
-	gpu_buffer *all[] = {&b->pairs,    &b->results, &b->state, &b->frames,
-	                     &b->frontier, &b->counters, &b->args,  &b->list};
+	gpu_buffer *all[] = {&b->pairs,    &b->results, &b->state, &b->frames,        &b->frontiers[0],
+	                     &b->frontiers[1], &b->counters, &b->args, &b->list};
 	for (size_t i = 0; i < CORE_COUNT_OF(all); i++)
 		gpu_buffer_destroy(ctx, all[i]);
 }
@@ -676,8 +683,9 @@ static vkcol_result exact_buffers_create(vkcol_context *ctx, uint32_t chunk, uin
 	TRY(gpu_buffer_create(ctx, (VkDeviceSize)b->chunk * 8, storage, GPU_MEMORY_DEVICE, "exact pair state", &b->state));
 	TRY(gpu_buffer_create(ctx, (VkDeviceSize)b->chunk * VKCOL_FRAME_VEC4S * 16, texel, GPU_MEMORY_DEVICE,
 	                      "exact pair frames", &b->frames));
-	TRY(gpu_buffer_create(ctx, (VkDeviceSize)b->capacity * 32, texel, GPU_MEMORY_DEVICE, "exact frontiers",
-	                      &b->frontier));
+	for (int k = 0; k < 2; k++)
+		TRY(gpu_buffer_create(ctx, (VkDeviceSize)b->capacity * 16, texel, GPU_MEMORY_DEVICE,
+		                      k ? "exact frontier 1" : "exact frontier 0", &b->frontiers[k]));
 	TRY(gpu_buffer_create(ctx, VKCOL_COUNTER_WORDS * 4, storage, GPU_MEMORY_READBACK, "exact counters", &b->counters));
 	// Three indirect dispatches per level: breadth-first, depth-first and
 	// leaf-leaf items.
@@ -688,20 +696,26 @@ static vkcol_result exact_buffers_create(vkcol_context *ctx, uint32_t chunk, uin
 	const pipeline_id ids[EXACT_PIPELINES] = {PIPELINE_EXACT_SETUP,   PIPELINE_EXACT_ARGS, PIPELINE_EXACT_TRAVERSE,
 	                                          PIPELINE_EXACT_CONTAIN, PIPELINE_EXACT_DIVE, PIPELINE_EXACT_LEAVES};
 	batch_pool *pool = ctx->pool;
-	gpu_binding bindings[14 + EXACT_TEXEL_BUFFERS] = {
-	    {&b->pairs, 0, 0},       {&pool->meshes, 0, 0},   {&pool->vertices, 0, 0}, {&b->results, 0, 0},
-	    {&pool->nodes, 0, 0},    {&pool->triangles, 0, 0}, {&pool->pieces, 0, 0},  {&b->state, 0, 0},
-	    {&b->frontier, 0, 0},    {&b->counters, 0, 0},    {&b->args, 0, 0},
-	    {&b->frames, 0, 0},      {&pool->clusters, 0, 0}, {&b->list, 0, 0},
-	    {&pool->nodes, 0, 0},    {&pool->vertices, 0, 0}, {&pool->triangles, 0, 0}, {&b->frames, 0, 0}, // texel
-	    {&b->frontier, 0, 0},    {&b->pairs, 0, 0},       {&pool->meshes, 0, 0},                           // buffers
-	};
+	gpu_binding bindings[2][14 + EXACT_TEXEL_BUFFERS];
+	for (int parity = 0; parity < 2; parity++) {
+		const gpu_buffer *read = &b->frontiers[parity], *write = &b->frontiers[parity ^ 1];
+		const gpu_binding set[14 + EXACT_TEXEL_BUFFERS] = {
+		    {&b->pairs, 0, 0},    {&pool->meshes, 0, 0},   {&pool->vertices, 0, 0}, {&b->results, 0, 0},
+		    {&pool->nodes, 0, 0}, {&pool->triangles, 0, 0}, {&pool->pieces, 0, 0},  {&b->state, 0, 0},
+		    {write, 0, 0},        {&b->counters, 0, 0},    {&b->args, 0, 0},
+		    {&b->frames, 0, 0},   {&pool->clusters, 0, 0}, {&b->list, 0, 0},
+		    {&pool->nodes, 0, 0}, {&pool->vertices, 0, 0}, {&pool->triangles, 0, 0}, {&b->frames, 0, 0}, // texel
+		    {read, 0, 0},         {&b->pairs, 0, 0},       {&pool->meshes, 0, 0},                           // buffers
+		};
+		memcpy(bindings[parity], set, sizeof(set));
+	}
+	const gpu_binding *by_parity[2] = {bindings[0], bindings[1]};
 	VkImageView views[VKCOL_MAP_ARRAYS];
 	for (uint32_t k = 0; k < VKCOL_MAP_ARRAYS; k++)
 		views[k] = pool->arrays[k].view;
 	for (int i = 0; i < EXACT_PIPELINES; i++) {
 		TRY(pipeline_get_for_maps(ctx, ids[i], map_array, &b->pipes[i]));
-		TRY(gpu_pipeline_bind(ctx, b->pipes[i], bindings, views, ctx->cube_sampler, &b->sets[i]));
+		TRY(gpu_pipeline_bind_sets(ctx, b->pipes[i], 2, by_parity, views, ctx->cube_sampler, b->sets[i]));
 	}
 cleanup:
 	return res;
@@ -790,27 +804,30 @@ static vkcol_result exact_pass(vkcol_context *ctx, exact_buffers *b, const vkcol
 		vkcol_exact_params params = {n,         MESH_MAX_COUNT, b->capacity, 0, b->flags, b->list_capacity,
 		                             b->budget, b->dive_base,   b->leaf_base};
 		uint32_t groups = (n + VKCOL_WORKGROUP_SIZE - 1) / VKCOL_WORKGROUP_SIZE;
-		gpu_pipeline_dispatch(ctx, cmd, b->pipes[0], b->sets[0], &params, groups);
+		// The setup writes the frontier level 0 reads: it is bound as the
+		// level before level 0.
+		gpu_pipeline_dispatch(ctx, cmd, b->pipes[0], b->sets[0][1], &params, groups);
 		for (uint32_t level = 0; level < b->levels; level++) {
+			uint32_t parity = level & 1;
 			gpu_barrier_all(ctx, cmd);
 			params.level = level;
-			gpu_pipeline_dispatch(ctx, cmd, b->pipes[1], b->sets[1], &params, 1);
+			gpu_pipeline_dispatch(ctx, cmd, b->pipes[1], b->sets[1][parity], &params, 1);
 			gpu_barrier_all(ctx, cmd);
 			// The level's size comes from the previous level's counters: no
 			// host round trip between levels. The three shaders read their
-			// own regions of one frontier and append to the other's, so no
+			// own regions of one frontier and append to the other, so no
 			// barrier lies between them.
-			gpu_pipeline_dispatch(ctx, cmd, b->pipes[2], b->sets[2], &params, 0);
+			gpu_pipeline_dispatch(ctx, cmd, b->pipes[2], b->sets[2][parity], &params, 0);
 			ctx->vk.vkCmdDispatchIndirect(cmd, b->args.buffer, 0);
 			if (b->budget > 1) {
-				gpu_pipeline_dispatch(ctx, cmd, b->pipes[4], b->sets[4], &params, 0);
+				gpu_pipeline_dispatch(ctx, cmd, b->pipes[4], b->sets[4][parity], &params, 0);
 				ctx->vk.vkCmdDispatchIndirect(cmd, b->args.buffer, 16);
 			}
-			gpu_pipeline_dispatch(ctx, cmd, b->pipes[5], b->sets[5], &params, 0);
+			gpu_pipeline_dispatch(ctx, cmd, b->pipes[5], b->sets[5][parity], &params, 0);
 			ctx->vk.vkCmdDispatchIndirect(cmd, b->args.buffer, 32);
 		}
 		gpu_barrier_all(ctx, cmd);
-		gpu_pipeline_dispatch(ctx, cmd, b->pipes[3], b->sets[3], &params, groups);
+		gpu_pipeline_dispatch(ctx, cmd, b->pipes[3], b->sets[3][0], &params, groups);
 		gpu_barrier_all(ctx, cmd);
 		TRY(gpu_submit_once(ctx, cmd));
 		VkMappedMemoryRange ranges[3] = {

@@ -135,32 +135,16 @@ void gpu_pipeline_destroy(vkcol_context *ctx, gpu_pipeline *p)
 	memset(p, 0, sizeof(*p));
 }
 
-vkcol_result gpu_pipeline_bind(vkcol_context *ctx, gpu_pipeline *p, const gpu_binding *bindings,
-                               const VkImageView *views, VkSampler sampler, VkDescriptorSet *out)
+// Writes per set: the storage buffers, one array of images, the texel buffers.
+#define SET_WRITES_MAX 24
+
+// Writes bindings (and views, sampled through sampler) into set.
+static void write_set(vkcol_context *ctx, const gpu_pipeline *p, VkDescriptorSet set, const gpu_binding *bindings,
+                      const VkImageView *views, VkSampler sampler)
 {
-	const core_env *env = &ctx->env;
-	vkcol_result res = VKCOL_SUCCESS;
-	VkDescriptorBufferInfo infos[24];
+	VkDescriptorBufferInfo infos[SET_WRITES_MAX];
 	VkDescriptorImageInfo image_infos[VKCOL_MAP_ARRAYS];
-	VkWriteDescriptorSet writes[24];
-	*out = VK_NULL_HANDLE;
-	if (!p->pool)
-		return VKCOL_SUCCESS;
-	if (p->image_count > CORE_COUNT_OF(image_infos) ||
-	    p->storage_buffer_count + 1 + p->texel_buffer_count > CORE_COUNT_OF(writes))
-		return VKCOL_ERROR_INVALID_ARGUMENT;
-	VkDescriptorSetAllocateInfo alloc = {
-	    .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO,
-	    .descriptorPool = p->pool,
-	    .descriptorSetCount = 1,
-	    .pSetLayouts = &p->set_layout,
-	};
-	VkResult vr = ctx->vk.vkAllocateDescriptorSets(ctx->device, &alloc, out);
-	if (vr == VK_ERROR_OUT_OF_POOL_MEMORY || vr == VK_ERROR_FRAGMENTED_POOL) {
-		VK_TRY(env, ctx->vk.vkResetDescriptorPool(ctx->device, p->pool, 0));
-		vr = ctx->vk.vkAllocateDescriptorSets(ctx->device, &alloc, out);
-	}
-	VK_TRY(env, vr);
+	VkWriteDescriptorSet writes[SET_WRITES_MAX];
 	for (uint32_t i = 0; i < p->storage_buffer_count; i++) {
 		const gpu_binding *b = &bindings[i];
 		infos[i] = (VkDescriptorBufferInfo){
@@ -170,7 +154,7 @@ vkcol_result gpu_pipeline_bind(vkcol_context *ctx, gpu_pipeline *p, const gpu_bi
 		};
 		writes[i] = (VkWriteDescriptorSet){
 		    .sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
-		    .dstSet = *out,
+		    .dstSet = set,
 		    .dstBinding = i,
 		    .descriptorCount = 1,
 		    .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
@@ -183,7 +167,7 @@ vkcol_result gpu_pipeline_bind(vkcol_context *ctx, gpu_pipeline *p, const gpu_bi
 			image_infos[i] = (VkDescriptorImageInfo){sampler, views[i], VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL};
 		writes[write_count++] = (VkWriteDescriptorSet){
 		    .sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
-		    .dstSet = *out,
+		    .dstSet = set,
 		    .dstBinding = p->storage_buffer_count,
 		    .descriptorCount = p->image_count,
 		    .descriptorType = VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER,
@@ -194,15 +178,55 @@ vkcol_result gpu_pipeline_bind(vkcol_context *ctx, gpu_pipeline *p, const gpu_bi
 	for (uint32_t i = 0; i < p->texel_buffer_count; i++, binding++)
 		writes[write_count++] = (VkWriteDescriptorSet){
 		    .sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
-		    .dstSet = *out,
+		    .dstSet = set,
 		    .dstBinding = binding,
 		    .descriptorCount = 1,
 		    .descriptorType = VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER,
 		    .pTexelBufferView = &bindings[p->storage_buffer_count + i].buffer->texels,
 		};
 	ctx->vk.vkUpdateDescriptorSets(ctx->device, write_count, writes, 0, NULL);
+}
+
+vkcol_result gpu_pipeline_bind_sets(vkcol_context *ctx, gpu_pipeline *p, uint32_t count,
+                                    const gpu_binding *const *bindings, const VkImageView *views, VkSampler sampler,
+                                    VkDescriptorSet *out)
+{
+	const core_env *env = &ctx->env;
+	vkcol_result res = VKCOL_SUCCESS;
+	VkDescriptorSetLayout layouts[GPU_PIPELINE_BIND_MAX];
+	for (uint32_t i = 0; i < count && i < GPU_PIPELINE_BIND_MAX; i++)
+		out[i] = VK_NULL_HANDLE;
+	if (!p->pool)
+		return VKCOL_SUCCESS;
+	if (count == 0 || count > GPU_PIPELINE_BIND_MAX || p->image_count > VKCOL_MAP_ARRAYS ||
+	    p->storage_buffer_count + 1 + p->texel_buffer_count > SET_WRITES_MAX)
+		return VKCOL_ERROR_INVALID_ARGUMENT;
+	for (uint32_t i = 0; i < count; i++)
+		layouts[i] = p->set_layout;
+	VkDescriptorSetAllocateInfo alloc = {
+	    .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO,
+	    .descriptorPool = p->pool,
+	    .descriptorSetCount = count,
+	    .pSetLayouts = layouts,
+	};
+	// One allocation for all: a reset of the exhausted pool never frees a
+	// set of the same call.
+	VkResult vr = ctx->vk.vkAllocateDescriptorSets(ctx->device, &alloc, out);
+	if (vr == VK_ERROR_OUT_OF_POOL_MEMORY || vr == VK_ERROR_FRAGMENTED_POOL) {
+		VK_TRY(env, ctx->vk.vkResetDescriptorPool(ctx->device, p->pool, 0));
+		vr = ctx->vk.vkAllocateDescriptorSets(ctx->device, &alloc, out);
+	}
+	VK_TRY(env, vr);
+	for (uint32_t i = 0; i < count; i++)
+		write_set(ctx, p, out[i], bindings[i], views, sampler);
 cleanup:
 	return res;
+}
+
+vkcol_result gpu_pipeline_bind(vkcol_context *ctx, gpu_pipeline *p, const gpu_binding *bindings,
+                               const VkImageView *views, VkSampler sampler, VkDescriptorSet *out)
+{
+	return gpu_pipeline_bind_sets(ctx, p, 1, &bindings, views, sampler, out);
 }
 
 vkcol_result gpu_pipeline_reset_sets(vkcol_context *ctx, gpu_pipeline *p)

@@ -55,6 +55,14 @@ typedef struct gpu_binding {
 vkcol_result gpu_pipeline_bind(vkcol_context *ctx, gpu_pipeline *pipeline, const gpu_binding *bindings,
                                const VkImageView *views, VkSampler sampler, VkDescriptorSet *out);
 
+// count sets (at most GPU_PIPELINE_BIND_MAX) allocated together, set i
+// written from bindings[i] as gpu_pipeline_bind writes one: a pool reset
+// on exhaustion frees none of them, so they may be used together.
+#define GPU_PIPELINE_BIND_MAX 4
+vkcol_result gpu_pipeline_bind_sets(vkcol_context *ctx, gpu_pipeline *pipeline, uint32_t count,
+                                    const gpu_binding *const *bindings, const VkImageView *views, VkSampler sampler,
+                                    VkDescriptorSet *out);
+
 // The library's pipelines, created on first use and cached in the context.
 typedef enum pipeline_id {
 	PIPELINE_CUBEMAP_BUILD,
