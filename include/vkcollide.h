@@ -109,7 +109,7 @@ typedef struct vkcol_allocator {
 
 typedef enum vkcol_validation {
 	VKCOL_VALIDATION_DEFAULT = 0, ///< on when the environment has VKCOLLIDE_VALIDATION=1
-	VKCOL_VALIDATION_ON = 1,      ///< Khronos validation layer + debug messenger
+	VKCOL_VALIDATION_ON = 1,      ///< Khronos validation layer (synchronization validation too) + debug messenger
 	VKCOL_VALIDATION_OFF = 2,
 } vkcol_validation;
 

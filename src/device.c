@@ -106,18 +106,20 @@ static bool has_layer(const core_env *env, const char *name)
 	return found;
 }
 
-static bool has_instance_extension(const core_env *env, const char *name)
+// Does the loader (layer NULL) or the named layer provide instance
+// extension name?
+static bool has_instance_extension(const core_env *env, const char *layer, const char *name)
 {
 	PFN_vkEnumerateInstanceExtensionProperties enumerate =
 	    (PFN_vkEnumerateInstanceExtensionProperties)vkGetInstanceProcAddr(NULL, "vkEnumerateInstanceExtensionProperties");
 	uint32_t count = 0;
-	if (!enumerate || enumerate(NULL, &count, NULL) != VK_SUCCESS || count == 0)
+	if (!enumerate || enumerate(layer, &count, NULL) != VK_SUCCESS || count == 0)
 		return false;
 	VkExtensionProperties *exts = core_calloc(env, count, sizeof(*exts));
 	if (!exts)
 		return false;
 	bool found = false;
-	if (enumerate(NULL, &count, exts) == VK_SUCCESS)
+	if (enumerate(layer, &count, exts) == VK_SUCCESS)
 		for (uint32_t i = 0; i < count && !found; i++)
 			found = strcmp(exts[i].extensionName, name) == 0;
 	core_free(env, exts);
@@ -145,9 +147,18 @@ static vkcol_result create_instance(vkcol_context *ctx, bool validate, VkInstanc
 
 	const char *layers[1];
 	uint32_t layer_count = 0;
-	const char *extensions[2];
+	const char *extensions[3];
 	uint32_t extension_count = 0;
 	VkInstanceCreateFlags flags = 0;
+	// Synchronization validation too: a missing barrier is invisible on a
+	// driver that runs dispatches one after another (lavapipe), not on a GPU.
+	const VkValidationFeatureEnableEXT enables[] = {VK_VALIDATION_FEATURE_ENABLE_SYNCHRONIZATION_VALIDATION_EXT};
+	VkValidationFeaturesEXT features = {
+	    .sType = VK_STRUCTURE_TYPE_VALIDATION_FEATURES_EXT,
+	    .enabledValidationFeatureCount = CORE_COUNT_OF(enables),
+	    .pEnabledValidationFeatures = enables,
+	};
+	VkDebugUtilsMessengerCreateInfoEXT messenger = messenger_info(ctx);
 	if (validate) {
 		if (!has_layer(env, VALIDATION_LAYER)) {
 			CORE_ERROR(env, "validation was requested but the %s layer is not installed (Debian: apt-get install "
@@ -157,9 +168,16 @@ static vkcol_result create_instance(vkcol_context *ctx, bool validate, VkInstanc
 		}
 		layers[layer_count++] = VALIDATION_LAYER;
 		extensions[extension_count++] = VK_EXT_DEBUG_UTILS_EXTENSION_NAME;
+		if (has_instance_extension(env, VALIDATION_LAYER, VK_EXT_VALIDATION_FEATURES_EXTENSION_NAME)) {
+			extensions[extension_count++] = VK_EXT_VALIDATION_FEATURES_EXTENSION_NAME;
+			messenger.pNext = &features;
+		} else {
+			CORE_WARN(env, "the validation layer lacks %s: synchronization is not validated",
+			          VK_EXT_VALIDATION_FEATURES_EXTENSION_NAME);
+		}
 	}
 	// Without it the loader hides portability (MoltenVK) devices.
-	if (has_instance_extension(env, VK_KHR_PORTABILITY_ENUMERATION_EXTENSION_NAME)) {
+	if (has_instance_extension(env, NULL, VK_KHR_PORTABILITY_ENUMERATION_EXTENSION_NAME)) {
 		extensions[extension_count++] = VK_KHR_PORTABILITY_ENUMERATION_EXTENSION_NAME;
 		flags |= VK_INSTANCE_CREATE_ENUMERATE_PORTABILITY_BIT_KHR;
 	}
@@ -171,7 +189,6 @@ static vkcol_result create_instance(vkcol_context *ctx, bool validate, VkInstanc
 	    .engineVersion = VK_MAKE_API_VERSION(0, VKCOL_VERSION_MAJOR, VKCOL_VERSION_MINOR, VKCOL_VERSION_PATCH),
 	    .apiVersion = loader_version >= VK_API_VERSION_1_3 ? VK_API_VERSION_1_3 : loader_version,
 	};
-	VkDebugUtilsMessengerCreateInfoEXT messenger = messenger_info(ctx);
 	VkInstanceCreateInfo info = {
 	    .sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO,
 	    .pNext = validate ? &messenger : NULL, // also catches messages of vkCreate/DestroyInstance

@@ -245,6 +245,57 @@ static void test_validation_is_live(void)
 	vkcol_context_destroy(ctx);
 }
 
+// Synchronization validation is live too: a dispatch that reads what the
+// one before it wrote, with no barrier between them, is a hazard the layer
+// reports. (The library's own barriers meet the same check in every other
+// test.) The two sets come from one gpu_pipeline_bind_sets call.
+static void test_sync_validation_is_live(void)
+{
+	vkcol_context_desc desc = {.log = count_provoked, .validation = VKCOL_VALIDATION_ON};
+	vkcol_context *ctx = NULL;
+	ENSURE(vkcol_context_create(&desc, &ctx) == VKCOL_SUCCESS);
+	if (!ctx)
+		return;
+	const uint32_t n = 256, wg = VKCOL_WORKGROUP_SIZE;
+	gpu_buffer a = {0}, b = {0};
+	gpu_pipeline pipe = {0};
+	VkSpecializationMapEntry entry = {0, 0, 4};
+	VkSpecializationInfo spec = {1, &entry, 4, &wg};
+	gpu_pipeline_desc pd = {
+	    .spirv = shader_smoke.code,
+	    .spirv_size = shader_smoke.size,
+	    .storage_buffer_count = 2,
+	    .push_constant_size = sizeof(vkcol_smoke_params),
+	    .specialization = &spec,
+	    .name = "smoke",
+	};
+	ENSURE(gpu_pipeline_create(ctx, &pd, &pipe) == VKCOL_SUCCESS);
+	ENSURE(gpu_buffer_create(ctx, n * 4, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+	                         GPU_MEMORY_DEVICE, "a", &a) == VKCOL_SUCCESS);
+	ENSURE(gpu_buffer_create(ctx, n * 4, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, GPU_MEMORY_DEVICE, "b", &b) ==
+	       VKCOL_SUCCESS);
+	const gpu_binding forth[2] = {{&a, 0, 0}, {&b, 0, 0}}, back[2] = {{&b, 0, 0}, {&a, 0, 0}};
+	const gpu_binding *both[2] = {forth, back};
+	VkDescriptorSet sets[2];
+	ENSURE(gpu_pipeline_bind_sets(ctx, &pipe, 2, both, NULL, VK_NULL_HANDLE, sets) == VKCOL_SUCCESS);
+	ENSURE(sets[0] != sets[1]);
+	VkCommandBuffer cmd;
+	ENSURE(gpu_begin_once(ctx, &cmd) == VKCOL_SUCCESS);
+	ctx->vk.vkCmdFillBuffer(cmd, a.buffer, 0, VK_WHOLE_SIZE, 1);
+	gpu_barrier_all(ctx, cmd);
+	vkcol_smoke_params params = {n, 3};
+	gpu_pipeline_dispatch(ctx, cmd, &pipe, sets[0], &params, (n + wg - 1) / wg);
+	ENSURE_EQ_INT(vkcol_context_validation_message_count(ctx), 0);
+	gpu_pipeline_dispatch(ctx, cmd, &pipe, sets[1], &params, (n + wg - 1) / wg); // reads b: no barrier
+	ENSURE(vkcol_context_validation_message_count(ctx) >= 1);
+	gpu_barrier_all(ctx, cmd);
+	ENSURE(gpu_submit_once(ctx, cmd) == VKCOL_SUCCESS);
+	gpu_buffer_destroy(ctx, &a);
+	gpu_buffer_destroy(ctx, &b);
+	gpu_pipeline_destroy(ctx, &pipe);
+	vkcol_context_destroy(ctx);
+}
+
 // Every error or warning the library logged above was one a test provoked.
 static void test_no_unexpected_log_messages(void)
 {
@@ -266,6 +317,7 @@ int main(int argc, char **argv)
 	RUN_TEST(test_external_device);
 	RUN_TEST(test_device_choice);
 	RUN_TEST(test_validation_is_live);
+	RUN_TEST(test_sync_validation_is_live);
 	RUN_TEST(test_no_unexpected_log_messages);
 	return TEST_SUMMARY();
 }
