@@ -116,8 +116,12 @@ typedef enum vkcol_validation {
 /// The caller's Vulkan objects, for embedding in a renderer. The library owns
 /// none of them and destroys none of them. The device must have been created
 /// with API version >= 1.1, the imageCubeArray feature enabled (batches sample
-/// cube-array images), and a queue of queue_family_index supporting compute. The caller must not use that queue concurrently with library calls
-/// that submit (vkcol_mesh_create).
+/// cube-array images), and a queue of queue_family_index supporting compute.
+/// Vulkan requires a queue's submissions to be externally synchronized: the
+/// caller must not submit to queue (queue_family_index, queue_index) while a
+/// library call that submits runs (vkcol_mesh_create, vkcol_batch_run). Each
+/// such call waits for its own work before it returns, never for the
+/// caller's, and vkcol_context_destroy does not wait for the device to idle.
 typedef struct vkcol_external_device {
 	VkInstance instance;
 	VkPhysicalDevice physical_device;
