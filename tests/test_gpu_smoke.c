@@ -31,16 +31,11 @@ static vkcol_context *make_context(void)
 	return ctx;
 }
 
-// Runs the smoke shader over n values on ctx and checks every output.
-static void run_smoke(vkcol_context *ctx, uint32_t n)
+// The smoke shader's pipeline: out[i] = in[i] * multiplier + i, bindings
+// 0 (in) and 1 (out), VKCOL_WORKGROUP_SIZE invocations per workgroup.
+static vkcol_result make_smoke_pipeline(vkcol_context *ctx, gpu_pipeline *pipe)
 {
-	gpu_buffer in = {0}, out = {0};
-	gpu_pipeline pipe = {0};
-	uint32_t *host = malloc((size_t)n * 4);
-	ENSURE(host != NULL);
-	for (uint32_t i = 0; i < n; i++)
-		host[i] = i * 7u + 3u;
-	uint32_t wg = VKCOL_WORKGROUP_SIZE;
+	const uint32_t wg = VKCOL_WORKGROUP_SIZE;
 	VkSpecializationMapEntry entry = {0, 0, 4};
 	VkSpecializationInfo spec = {1, &entry, 4, &wg};
 	gpu_pipeline_desc pd = {
@@ -51,7 +46,20 @@ static void run_smoke(vkcol_context *ctx, uint32_t n)
 	    .specialization = &spec,
 	    .name = "smoke",
 	};
-	ENSURE(gpu_pipeline_create(ctx, &pd, &pipe) == VKCOL_SUCCESS);
+	return gpu_pipeline_create(ctx, &pd, pipe);
+}
+
+// Runs the smoke shader over n values on ctx and checks every output.
+static void run_smoke(vkcol_context *ctx, uint32_t n)
+{
+	gpu_buffer in = {0}, out = {0};
+	gpu_pipeline pipe = {0};
+	uint32_t *host = malloc((size_t)n * 4);
+	ENSURE(host != NULL);
+	for (uint32_t i = 0; i < n; i++)
+		host[i] = i * 7u + 3u;
+	uint32_t wg = VKCOL_WORKGROUP_SIZE;
+	ENSURE(make_smoke_pipeline(ctx, &pipe) == VKCOL_SUCCESS);
 	ENSURE(gpu_buffer_create(ctx, (VkDeviceSize)n * 4, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, GPU_MEMORY_DEVICE, "in",
 	                         &in) == VKCOL_SUCCESS);
 	ENSURE(gpu_buffer_create(ctx, (VkDeviceSize)n * 4, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, GPU_MEMORY_DEVICE, "out",
@@ -259,17 +267,7 @@ static void test_sync_validation_is_live(void)
 	const uint32_t n = 256, wg = VKCOL_WORKGROUP_SIZE;
 	gpu_buffer a = {0}, b = {0};
 	gpu_pipeline pipe = {0};
-	VkSpecializationMapEntry entry = {0, 0, 4};
-	VkSpecializationInfo spec = {1, &entry, 4, &wg};
-	gpu_pipeline_desc pd = {
-	    .spirv = shader_smoke.code,
-	    .spirv_size = shader_smoke.size,
-	    .storage_buffer_count = 2,
-	    .push_constant_size = sizeof(vkcol_smoke_params),
-	    .specialization = &spec,
-	    .name = "smoke",
-	};
-	ENSURE(gpu_pipeline_create(ctx, &pd, &pipe) == VKCOL_SUCCESS);
+	ENSURE(make_smoke_pipeline(ctx, &pipe) == VKCOL_SUCCESS);
 	ENSURE(gpu_buffer_create(ctx, n * 4, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
 	                         GPU_MEMORY_DEVICE, "a", &a) == VKCOL_SUCCESS);
 	ENSURE(gpu_buffer_create(ctx, n * 4, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, GPU_MEMORY_DEVICE, "b", &b) ==
