@@ -645,8 +645,8 @@ typedef struct list_sink {
 
 static void exact_buffers_free(vkcol_context *ctx, exact_buffers *b)
 {
-	gpu_buffer *all[] = {&b->pairs,    &b->results, &b->state, &b->frames,        &b->frontiers[0],
-	                     &b->frontiers[1], &b->counters, &b->args, &b->list};
+	gpu_buffer *all[] = {&b->pairs,        &b->results,  &b->state, &b->frames, &b->frontiers[0],
+	                     &b->frontiers[1], &b->counters, &b->args,  &b->list};
 	for (size_t i = 0; i < CORE_COUNT_OF(all); i++)
 		gpu_buffer_destroy(ctx, all[i]);
 }
