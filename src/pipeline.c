@@ -8,12 +8,16 @@
 
 #define SETS_PER_POOL GPU_PIPELINE_SETS
 
+// Bindings per set: the storage buffers, one array of images, the texel
+// buffers (one descriptor write each).
+#define SET_BINDINGS_MAX 24
+
 vkcol_result gpu_pipeline_create(vkcol_context *ctx, const gpu_pipeline_desc *desc, gpu_pipeline *out)
 {
 	const core_env *env = &ctx->env;
 	vkcol_result res = VKCOL_SUCCESS;
 	VkShaderModule module = VK_NULL_HANDLE;
-	VkDescriptorSetLayoutBinding bindings[24];
+	VkDescriptorSetLayoutBinding bindings[SET_BINDINGS_MAX];
 	memset(out, 0, sizeof(*out));
 	if (desc->storage_buffer_count + 1 + desc->texel_buffer_count > CORE_COUNT_OF(bindings) ||
 	    desc->spirv_size % 4 != 0 || desc->spirv_size == 0) {
@@ -135,16 +139,13 @@ void gpu_pipeline_destroy(vkcol_context *ctx, gpu_pipeline *p)
 	memset(p, 0, sizeof(*p));
 }
 
-// Writes per set: the storage buffers, one array of images, the texel buffers.
-#define SET_WRITES_MAX 24
-
 // Writes bindings (and views, sampled through sampler) into set.
 static void write_set(vkcol_context *ctx, const gpu_pipeline *p, VkDescriptorSet set, const gpu_binding *bindings,
                       const VkImageView *views, VkSampler sampler)
 {
-	VkDescriptorBufferInfo infos[SET_WRITES_MAX];
+	VkDescriptorBufferInfo infos[SET_BINDINGS_MAX];
 	VkDescriptorImageInfo image_infos[VKCOL_MAP_ARRAYS];
-	VkWriteDescriptorSet writes[SET_WRITES_MAX];
+	VkWriteDescriptorSet writes[SET_BINDINGS_MAX];
 	for (uint32_t i = 0; i < p->storage_buffer_count; i++) {
 		const gpu_binding *b = &bindings[i];
 		infos[i] = (VkDescriptorBufferInfo){
@@ -199,7 +200,7 @@ vkcol_result gpu_pipeline_bind_sets(vkcol_context *ctx, gpu_pipeline *p, uint32_
 	if (!p->pool)
 		return VKCOL_SUCCESS;
 	if (count == 0 || count > GPU_PIPELINE_BIND_MAX || p->image_count > VKCOL_MAP_ARRAYS ||
-	    p->storage_buffer_count + 1 + p->texel_buffer_count > SET_WRITES_MAX)
+	    p->storage_buffer_count + 1 + p->texel_buffer_count > SET_BINDINGS_MAX)
 		return VKCOL_ERROR_INVALID_ARGUMENT;
 	for (uint32_t i = 0; i < count; i++)
 		layouts[i] = p->set_layout;
