@@ -230,16 +230,6 @@ vkcol_result gpu_pipeline_bind(vkcol_context *ctx, gpu_pipeline *p, const gpu_bi
 	return gpu_pipeline_bind_sets(ctx, p, 1, &bindings, views, sampler, out);
 }
 
-vkcol_result gpu_pipeline_reset_sets(vkcol_context *ctx, gpu_pipeline *p)
-{
-	const core_env *env = &ctx->env;
-	vkcol_result res = VKCOL_SUCCESS;
-	if (p->pool)
-		VK_TRY(env, ctx->vk.vkResetDescriptorPool(ctx->device, p->pool, 0));
-cleanup:
-	return res;
-}
-
 void gpu_pipeline_dispatch(vkcol_context *ctx, VkCommandBuffer cmd, const gpu_pipeline *p, VkDescriptorSet set,
                            const void *push, uint32_t group_count)
 {

@@ -48,9 +48,9 @@ typedef struct gpu_binding {
 // storage_buffer_count buffer bindings (and image_count image views, sampled
 // through sampler, when the pipeline has images; then texel_buffer_count
 // views, from bindings[storage_buffer_count] on) into it. Sets are freed with
-// the pipeline, or by gpu_pipeline_reset_sets; when the pool is exhausted it
-// is reset, which invalidates earlier sets: callers keep at most
-// GPU_PIPELINE_SETS sets of one pipeline in use at a time.
+// the pipeline; when the pool is exhausted it is reset, which invalidates
+// earlier sets: callers keep at most GPU_PIPELINE_SETS sets of one pipeline
+// in use at a time.
 #define GPU_PIPELINE_SETS 64
 vkcol_result gpu_pipeline_bind(vkcol_context *ctx, gpu_pipeline *pipeline, const gpu_binding *bindings,
                                const VkImageView *views, VkSampler sampler, VkDescriptorSet *out);
@@ -97,7 +97,6 @@ vkcol_result pipeline_get(vkcol_context *ctx, pipeline_id id, gpu_pipeline **out
 // map of the batch lies in, or VKCOL_MAP_ARRAYS when the batch mixes them.
 // Other ids ignore map_array.
 vkcol_result pipeline_get_for_maps(vkcol_context *ctx, pipeline_id id, uint32_t map_array, gpu_pipeline **out);
-vkcol_result gpu_pipeline_reset_sets(vkcol_context *ctx, gpu_pipeline *pipeline);
 
 // Records bind + push constants + dispatch of group_count workgroups, split
 // into a 2D grid when group_count exceeds maxComputeWorkGroupCount[0].
