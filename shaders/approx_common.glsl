@@ -84,21 +84,18 @@ float map_lod(vkcol_gpu_mesh to)
 float test_cluster(vkcol_gpu_mesh from, vkcol_gpu_mesh to, mat3 r, vec3 t, uint c)
 {
 	vec3 origin = vec3(to.origin_x, to.origin_y, to.origin_z);
-	vec3 lo = box_min(to), hi = box_max(to);
 	float lod = map_lod(to);
 	uint first = from.vertex_first + c * VKCOL_CLUSTER_SIZE;
 	uint count = min(VKCOL_CLUSTER_SIZE, from.vertex_first + from.vertex_count - first);
-	uint in_box = 0u;
-	for (uint k = 0u; k < count; k++) {
-		vec3 v = r * vertex_at(first + k).xyz + t;
-		if (all(greaterThanEqual(v, lo)) && all(lessThanEqual(v, hi)))
-			in_box |= 1u << k;
-	}
+	uint boxed = 0u;
+	for (uint k = 0u; k < count; k++)
+		if (in_box(to, r * vertex_at(first + k).xyz + t))
+			boxed |= 1u << k;
 	g_vertex_tests += count;
 	float depth = -1.0;
-	while (in_box != 0u && depth < 0.0) {
-		uint k = uint(findLSB(in_box));
-		in_box &= in_box - 1u;
+	while (boxed != 0u && depth < 0.0) {
+		uint k = uint(findLSB(boxed));
+		boxed &= boxed - 1u;
 		vec3 d = r * vertex_at(first + k).xyz + t - origin;
 		float dist = length(d);
 		if (dist == 0.0) {
