@@ -5,9 +5,15 @@
 // early accept; every other pair seeds the traversal frontier with its two
 // roots (in the depth-first region when it is likely to collide).
 //
-// Witness early accept (both meshes closed, origins inside): a point of B
-// that lies inside solid A makes the solids intersect. Candidates are B's
-// origin and the vertices of B's four clusters nearest A's origin, carried
+// Witness early accept (A closed, its origin inside): a point of B that lies
+// inside solid A makes the pair collide, when B is closed (the solids
+// share a point) or when B is open but one connected piece with a vertex
+// outside A: B's surface then runs from inside A to outside, so it crosses
+// A's surface (an open B wholly inside A does not collide: only surfaces
+// count for an open mesh). The outside vertex is one of the piece's six
+// extreme vertices lying beyond A's AABB by more than the tolerance.
+// Candidates are B's origin (B closed only: an open mesh's origin is not on
+// it) and the vertices of B's four clusters nearest A's origin, carried
 // into A's frame, whose distance to A's origin is at most A's inner map
 // distance (channel R: the first surface hit along the ray from the
 // origin); the same the other way round. A candidate is only a guess (the map
@@ -177,14 +183,28 @@ uvec4 nearest_clusters(vkcol_gpu_mesh from, vkcol_gpu_mesh to, mat3 r, vec3 t)
 	return scan ? best : descended;
 }
 
-// The first candidate for a witness of `from` inside `to`: from's origin,
-// then the vertices of the four clusters of nearest_clusters, carried into
+// Does the one connected piece of open mesh `from` (placed in `to`'s frame
+// by x -> r x + t) reach outside solid `to`? True when one of its extreme
+// vertices lies beyond to's AABB by more than tol.
+bool piece_leaves(vkcol_gpu_mesh from, vkcol_gpu_mesh to, mat3 r, vec3 t, float tol)
+{
+	vec3 lo = box_min(to) - vec3(tol), hi = box_max(to) + vec3(tol);
+	bool out_ = false;
+	for (uint k = 0u; k < VKCOL_PIECE_VERTICES; k++) {
+		vec3 x = r * vertex_at(pieces[from.piece_first + k]).xyz + t;
+		out_ = out_ || any(lessThan(x, lo)) || any(greaterThan(x, hi));
+	}
+	return out_;
+}
+
+// The first candidate for a witness of `from` inside `to`: from's origin
+// (when from is closed: `solid`), then the vertices of the four clusters of nearest_clusters, carried into
 // to's frame, whose distance to to's origin is at most to's inner map
 // distance. Returns whether there is one: v, depth = the inner distance
 // minus v's (>= 0), and whether v is to's origin itself (inside: no
 // confirmation needed).
-bool find_candidate(vkcol_gpu_mesh from, vkcol_gpu_mesh to, mat3 r, vec3 t, out vec3 v, out float depth,
-                    out bool at_origin)
+bool find_candidate(vkcol_gpu_mesh from, vkcol_gpu_mesh to, mat3 r, vec3 t, bool solid, out vec3 v,
+                    out float depth, out bool at_origin)
 {
 	uvec4 near = nearest_clusters(from, to, r, t);
 	vec3 origin = vec3(to.origin_x, to.origin_y, to.origin_z);
@@ -198,7 +218,7 @@ bool find_candidate(vkcol_gpu_mesh from, vkcol_gpu_mesh to, mat3 r, vec3 t, out 
 	at_origin = false;
 	// One sample and no confirmation in the loop: a SIMD driver such as
 	// lavapipe runs a loop's code for every iteration any lane needs.
-	for (uint k = 0u; k < total && !found; k++) {
+	for (uint k = solid ? 0u : 1u; k < total && !found; k++) {
 		uint j = max(k, 1u) - 1u;
 		uint round = j / VKCOL_CLUSTER_SIZE;
 		uint c = near[round];
@@ -248,7 +268,7 @@ void main()
 	bool searched = false;
 	if ((params.flags & VKCOL_EXACT_EARLY_ACCEPT) != 0u) {
 		float depth = inner_ball_overlap(a, b, f);
-		if (depth < 0.0 && a.inner_radius > 0.0 && b.inner_radius > 0.0) {
+		if (depth < 0.0 && (a.inner_radius > 0.0 || b.inner_radius > 0.0)) {
 			searched = true;
 			// A witness of B inside A, else of A inside B; the first
 			// candidate of a direction decides it (confirmed or refuted),
@@ -257,10 +277,16 @@ void main()
 			for (uint direction = 0u; direction < 2u && depth < 0.0; direction++) {
 				bool ba = direction == 0u;
 				vkcol_gpu_mesh from = ba ? b : a, to = ba ? a : b;
+				mat3 r = ba ? f.r_ba : f.r_ab;
+				vec3 t = ba ? f.t_ba : f.t_ab;
+				// An inner radius > 0: closed, origin inside.
+				bool solid = from.inner_radius > 0.0;
+				bool usable = to.inner_radius > 0.0 &&
+				              (solid || (from.piece_count == 1u && piece_leaves(from, to, r, t, tol)));
 				vec3 v;
 				float below;
 				bool at_origin;
-				if (find_candidate(from, to, ba ? f.r_ba : f.r_ab, ba ? f.t_ba : f.t_ab, v, below, at_origin) &&
+				if (usable && find_candidate(from, to, r, t, solid, v, below, at_origin) &&
 				    (at_origin || segment_clear(to, vec3(to.origin_x, to.origin_y, to.origin_z), v, tol)))
 					depth = below;
 			}

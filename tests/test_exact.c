@@ -243,7 +243,7 @@ static void test_containment(void)
 	vkcol_context *ctx = gpu_context();
 	if (!ctx)
 		return;
-	meshgen_mesh big, small, open_small, far_piece, two;
+	meshgen_mesh big, small, open_small, far_piece, two, open_far, open_two;
 	const float blo[3] = {-2, -2, -2}, bhi[3] = {2, 2, 2}, slo[3] = {-0.5f, -0.4f, -0.3f}, shi[3] = {0.5f, 0.4f, 0.3f};
 	// The far piece is the larger, so the origin (deepest inside point) lies in it
 	// and the inner balls cannot decide: only the piece test finds the small one.
@@ -253,28 +253,41 @@ static void test_containment(void)
 	ENSURE(meshgen_box_open(&open_small, slo, shi, 1));
 	ENSURE(meshgen_box(&far_piece, flo, fhi, 1, false));
 	ENSURE(meshgen_merge(&two, &far_piece, &small));
+	ENSURE(meshgen_box_open(&open_far, flo, fhi, 1));
+	ENSURE(meshgen_merge(&open_two, &open_far, &open_small));
 	vkcol_mesh mbig = gpu_mesh(ctx, &big, 16, "big"), msmall = gpu_mesh(ctx, &small, 16, "small"),
-	           mopen = gpu_mesh(ctx, &open_small, 16, "open small"), mtwo = gpu_mesh(ctx, &two, 16, "two pieces");
-	vkcol_pair pairs[6] = {
+	           mopen = gpu_mesh(ctx, &open_small, 16, "open small"), mtwo = gpu_mesh(ctx, &two, 16, "two pieces"),
+	           mopen_two = gpu_mesh(ctx, &open_two, 16, "two open pieces");
+	enum { PAIRS = 9 };
+	vkcol_pair pairs[PAIRS] = {
 	    {mbig, msmall, pose_identity(), pose_rot(0.4f, 0, 0, 1, 0.3f, 0.2f, 0.1f)},
 	    {msmall, mbig, pose_identity(), pose_rot(-0.4f, 0, 1, 0, -0.3f, 0.2f, 0.1f)},
 	    {mbig, mopen, pose_identity(), pose_rot(0.4f, 0, 0, 1, 0.3f, 0.2f, 0.1f)},
 	    {mbig, mtwo, pose_identity(), pose_identity()},
 	    {mbig, msmall, pose_identity(), pose_at(1.0f, 0, 0)},   // inside, not centred
 	    {mbig, msmall, pose_identity(), pose_at(2.6f, 0, 0)},   // apart
+	    // An open mesh of two pieces, one inside the big box and one far
+	    // outside: no surface crossing, so no collision, though it has
+	    // vertices inside and outside. Then the other piece inside.
+	    {mbig, mopen_two, pose_identity(), pose_identity()},
+	    {mbig, mopen_two, pose_identity(), pose_at(-21.5f, -21.5f, -21.5f)},
+	    // The open box across the big box's face at x = 2: a witness (a
+	    // vertex inside, an extreme vertex outside, one piece).
+	    {mbig, mopen, pose_identity(), pose_at(2.0f, 0, 0)},
 	};
-	vkcol_pair_result r[6], early[6];
+	vkcol_pair_result r[PAIRS], early[PAIRS];
 	// Without the early accept, so that the stages below are the
 	// containment test's (a witness finds the small piece inside too).
-	vkcol_batch_desc bd = {.pairs = pairs, .pair_count = 6, .mode = VKCOL_MODE_EXACT,
+	vkcol_batch_desc bd = {.pairs = pairs, .pair_count = PAIRS, .mode = VKCOL_MODE_EXACT,
 	                       .flags = VKCOL_BATCH_NO_EARLY_ACCEPT};
 	ENSURE(vkcol_batch_run(ctx, &bd, r) == VKCOL_SUCCESS);
 	bd.flags = 0;
 	ENSURE(vkcol_batch_run(ctx, &bd, early) == VKCOL_SUCCESS);
-	for (int i = 0; i < 6; i++)
-		ENSURE(early[i].collide == r[i].collide);
-	const int want[6] = {1, 1, 0, 1, 1, 0};
-	for (int i = 0; i < 6; i++) {
+	for (int i = 0; i < PAIRS; i++)
+		ENSURE_MSG(early[i].collide == r[i].collide, "pair %d: %u with the early accept (stage %u), %u without", i,
+		           early[i].collide, early[i].stage, r[i].collide);
+	const int want[PAIRS] = {1, 1, 0, 1, 1, 0, 0, 0, 1};
+	for (int i = 0; i < PAIRS; i++) {
 		bool ref = false;
 		ENSURE(vkcol_reference_collide(ctx, &pairs[i], &ref) == VKCOL_SUCCESS);
 		ENSURE_MSG((int)r[i].collide == want[i] && ref == (want[i] != 0), "pair %d: exact %u (stage %u), reference %d",
@@ -284,6 +297,13 @@ static void test_containment(void)
 	ENSURE_MSG(r[3].stage == VKCOL_STAGE_CONTAINMENT, "stage %u, %u triangle pairs", r[3].stage, r[3].triangle_pairs);
 	ENSURE(r[4].stage == VKCOL_STAGE_CONTAINMENT);
 	ENSURE(r[2].stage == VKCOL_STAGE_TREE);
+	// An open mesh wholly inside, or in two pieces: no witness.
+	ENSURE(early[2].stage == VKCOL_STAGE_TREE);
+	ENSURE(early[6].stage == VKCOL_STAGE_TREE);
+	ENSURE_MSG(early[7].stage == VKCOL_STAGE_TREE, "stage %u, collide %u", early[7].stage, early[7].collide);
+	ENSURE_MSG(early[8].stage == VKCOL_STAGE_CUBE_MAP, "stage %u", early[8].stage);
+	meshgen_free(&open_far);
+	meshgen_free(&open_two);
 	meshgen_free(&big);
 	meshgen_free(&small);
 	meshgen_free(&open_small);
@@ -344,23 +364,25 @@ static void test_overflow_reruns(void)
 // Stage 1's early accept (inner balls, cube-map witnesses confirmed by an
 // exact segment test) changes no answer: the same poses with and without
 // it, and every pair it accepts collides for the reference too.
-// n deep random poses of each mesh against itself (alternating), with and
-// without the early accept: the same answers, a witness for at least a
-// third of the collisions, and every witness-decided pose colliding in the
-// reference.
-static void check_early_accept(vkcol_context *ctx, const vkcol_mesh *meshes, uint32_t mesh_count, uint32_t n,
-                               uint64_t seed, const char *what)
+// n deep random poses of each pair of meshes (as[m], bs[m]), alternating,
+// with and without the early accept: the same answers, a witness for at
+// least a third of the collisions, and every witness-decided pose colliding
+// in the reference.
+static void check_early_accept(vkcol_context *ctx, const vkcol_mesh *as, const vkcol_mesh *bs, uint32_t mesh_count,
+                               uint32_t n, uint64_t seed, const char *what)
 {
-	vkcol_mesh_info info[2];
-	for (uint32_t m = 0; m < mesh_count; m++)
-		ENSURE(vkcol_mesh_get_info(ctx, meshes[m], &info[m]) == VKCOL_SUCCESS);
+	vkcol_mesh_info ia[2], ib[2];
+	for (uint32_t m = 0; m < mesh_count; m++) {
+		ENSURE(vkcol_mesh_get_info(ctx, as[m], &ia[m]) == VKCOL_SUCCESS);
+		ENSURE(vkcol_mesh_get_info(ctx, bs[m], &ib[m]) == VKCOL_SUCCESS);
+	}
 	vkcol_pair *pairs = malloc(n * sizeof(*pairs));
 	vkcol_pair_result *with = malloc(n * sizeof(*with)), *without = malloc(n * sizeof(*without));
 	uint64_t state = seed;
 	for (uint32_t i = 0; i < n; i++) {
 		uint32_t m = i % mesh_count;
-		pairs[i] = (vkcol_pair){meshes[m], meshes[m], pose_identity(),
-		                        random_pose(&state, &info[m], &info[m], 0.9f * 2 * info[m].sphere_radius, 1.0f)};
+		float reach = 0.9f * (ia[m].sphere_radius + ib[m].sphere_radius);
+		pairs[i] = (vkcol_pair){as[m], bs[m], pose_identity(), random_pose(&state, &ia[m], &ib[m], reach, 1.0f)};
 	}
 	vkcol_batch_stats s1, s2;
 	vkcol_batch_desc bd = {.pairs = pairs, .pair_count = n, .mode = VKCOL_MODE_EXACT, .stats = &s1};
@@ -398,7 +420,7 @@ static void test_early_accept(void)
 	vkcol_context *ctx = gpu_context();
 	if (!ctx)
 		return;
-	meshgen_mesh torus, star, large;
+	meshgen_mesh torus, star, large, bowl;
 	const float c[3] = {0, 0, 0};
 	ENSURE(meshgen_torus(&torus, 1.0f, 0.35f, 32, 12));
 	ENSURE(meshgen_sphere(&star, c, 1.0f, 12, 24));
@@ -410,9 +432,17 @@ static void test_early_accept(void)
 	// witness search descends the tree instead.
 	ENSURE(meshgen_torus(&large, 1.0f, 0.35f, 128, 48));
 	const vkcol_mesh small[2] = {gpu_mesh(ctx, &torus, 32, "torus"), gpu_mesh(ctx, &star, 32, "star")};
-	check_early_accept(ctx, small, 2, 3000, 7, "torus and star");
+	check_early_accept(ctx, small, small, 2, 3000, 7, "torus and star");
 	const vkcol_mesh big = gpu_mesh(ctx, &large, 32, "large torus");
-	check_early_accept(ctx, &big, 1, 600, 11, "large torus");
+	check_early_accept(ctx, &big, &big, 1, 600, 11, "large torus");
+	// An open mesh (one piece) against closed ones, both ways round: its
+	// vertices are witnesses when another of them lies outside.
+	const float lo[3] = {-0.8f, -0.6f, -0.7f}, hi[3] = {0.8f, 0.6f, 0.7f};
+	ENSURE(meshgen_box_open(&bowl, lo, hi, 4));
+	const vkcol_mesh open = gpu_mesh(ctx, &bowl, 32, "open box");
+	const vkcol_mesh opens[2] = {open, small[1]}, closeds[2] = {small[0], open};
+	check_early_accept(ctx, opens, closeds, 2, 2000, 13, "open box and torus, star and open box");
+	meshgen_free(&bowl);
 	meshgen_free(&torus);
 	meshgen_free(&star);
 	meshgen_free(&large);
