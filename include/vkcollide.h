@@ -350,11 +350,12 @@ typedef enum vkcol_stage {
 typedef struct vkcol_pair_result {
 	uint32_t collide;     ///< 1 = the meshes intersect, 0 = they do not
 	uint32_t stage;       ///< a vkcol_stage
-	/// approx mode, in mesh units: how far the inner balls of two closed
-	/// meshes overlap (each origin's ball up to the nearest triangle lies in
-	/// its solid) when they do; else the depth of the first vertex found
-	/// inside, below the other's map surface along the ray from its origin;
-	/// 0 when apart. The search stops at the first witness, so this is a lower
+	/// In mesh units: how far the inner balls of two closed meshes overlap
+	/// (each origin's ball up to the nearest triangle lies in its solid; exact
+	/// mode also has up to 16 more balls per mesh, spread over the solid) when
+	/// they do; else the depth of the first vertex found inside, below the
+	/// other's map surface along the ray from its origin; 0 when apart, and
+	/// 0 for pairs the exact traversal decided. The search stops at the first witness, so this is a lower
 	/// bound, not the deepest penetration.
 	float penetration;
 	uint32_t triangle_pairs; ///< exact mode: intersecting triangle pairs found; 0 in approx mode
@@ -404,11 +405,13 @@ typedef struct vkcol_triangle_list {
 /// vkcol_batch_desc.flags
 typedef enum vkcol_batch_flags {
 	/// Exact mode: skip stage 1's early accepts (overlapping inner balls of
-	/// the origins, and a cube-map witness: a point of one mesh well within
-	/// the other's inner map distance, confirmed exactly by a segment from
-	/// that mesh's origin meeting none of its triangles); every pair that
-	/// the bounds do not reject goes through the tree traversal. For
-	/// measurement: the answers are the same either way.
+	/// two closed meshes, the origins' and up to 16 more per mesh; and a
+	/// cube-map witness: a point of one mesh well within the other's inner
+	/// map distance, confirmed exactly by a segment from that mesh's origin
+	/// meeting none of its triangles; for an open mesh of one connected
+	/// piece, with another of its vertices beyond the other's box); every
+	/// pair that the bounds do not reject goes through the tree traversal.
+	/// For measurement: the answers are the same either way.
 	VKCOL_BATCH_NO_EARLY_ACCEPT = 1u << 0,
 } vkcol_batch_flags;
 

@@ -11,7 +11,7 @@
 layout(std430, set = 0, binding = 3) buffer Results { vkcol_gpu_result results[]; };
 // Bindings 0, 1, 2, 4 and 5 (pairs, meshes, and the vertex, node and
 // triangle pools as storage buffers) are read through their texel views
-// (bindings 20, 21, 16, 15 and 17) instead.
+// (bindings 20, 21, 16, 15 and 17) instead, as binding 12 below.
 layout(std430, set = 0, binding = 6) readonly buffer Pieces { uint pieces[]; };
 // Coherent: traversal invocations (exact_dive.comp's too) poll the hit
 // counts other invocations of the same dispatch write (a pair stops once any
@@ -24,15 +24,16 @@ layout(std430, set = 0, binding = 8) writeonly buffer Frontier { uvec4 frontier[
 layout(std430, set = 0, binding = 9) buffer Counters { uint counters[]; };
 layout(std430, set = 0, binding = 10) buffer Args { uint args[]; };
 layout(std430, set = 0, binding = 11) buffer Frames { vec4 frames[]; }; // VKCOL_FRAME_VEC4S per pair
-layout(std430, set = 0, binding = 12) readonly buffer Clusters { vec4 clusters[]; }; // centre, radius
+// Binding 12 (the cluster pool, centre and radius per vec4) is read through
+// its texel view (binding 22).
 layout(std430, set = 0, binding = 13) buffer List { uvec4 list[]; }; // pair, triangle a, triangle b (originals), 0
 layout(set = 0, binding = 14) uniform samplerCubeArray maps[VKCOL_MAP_ARRAYS];
 // Read-only data as RGBA32UI texels (uniform texel buffers, bitcast where
 // float; why: record_texels.glsl). The node pool (two texels per node), the
 // vertex pool, the triangle pool, the pair frames (written by
 // exact_setup.comp through binding 11) and the frontier the level reads
-// (the level before wrote it through binding 8), the pairs and the
-// mesh records.
+// (the level before wrote it through binding 8), the pairs, the
+// mesh records and the cluster pool.
 layout(set = 0, binding = 15) uniform usamplerBuffer node_texels;
 layout(set = 0, binding = 16) uniform usamplerBuffer vertex_texels;
 layout(set = 0, binding = 17) uniform usamplerBuffer triangle_texels;
@@ -40,12 +41,20 @@ layout(set = 0, binding = 18) uniform usamplerBuffer frame_texels;
 layout(set = 0, binding = 19) uniform usamplerBuffer frontier_texels;
 layout(set = 0, binding = 20) uniform usamplerBuffer pair_texels;
 layout(set = 0, binding = 21) uniform usamplerBuffer mesh_texels;
+layout(set = 0, binding = 22) uniform usamplerBuffer cluster_texels;
 layout(push_constant) uniform Push { vkcol_exact_params params; };
 
 // Triangle i of the pool: v0, v1, v2 (pool vertex indices), original index.
 uvec4 triangle_at(uint i)
 {
 	return texelFetch(triangle_texels, int(i));
+}
+
+// Entry i of the cluster pool (a cluster's bounding sphere, cone bounds, an
+// inner ball).
+vec4 cluster_at(uint i)
+{
+	return uintBitsToFloat(texelFetch(cluster_texels, int(i)));
 }
 
 vkcol_gpu_node node_at(uint i)

@@ -93,6 +93,28 @@ bool segment_clear(vkcol_gpu_mesh m, vec3 o, vec3 v, float tol)
 	return clear;
 }
 
+// Do the inner balls of closed meshes a and b overlap (then the solids share
+// a point)? The origin's ball (index 0) and the mesh's ball_count more, each
+// inside its solid (src/mesh.c, find_inner_balls). Returns the largest
+// overlap found first (ra + rb - distance, a lower bound of the depth), or
+// -1.
+float inner_balls_overlap(vkcol_gpu_mesh a, vkcol_gpu_mesh b, pair_frames f)
+{
+	float depth = -1.0;
+	uint ball_a = a.cone_first + VKCOL_CONE_FLOATS / 4u, ball_b = b.cone_first + VKCOL_CONE_FLOATS / 4u;
+	uint na = a.inner_radius > 0.0 && b.inner_radius > 0.0 ? a.ball_count + 1u : 0u;
+	for (uint j = 0u; j <= b.ball_count && na > 0u && depth < 0.0; j++) {
+		vec4 sb = j == 0u ? vec4(b.origin_x, b.origin_y, b.origin_z, b.inner_radius) : cluster_at(ball_b + j - 1u);
+		vec3 cb = f.r_ba * sb.xyz + f.t_ba;
+		for (uint i = 0u; i < na && depth < 0.0; i++) {
+			vec4 sa = i == 0u ? vec4(a.origin_x, a.origin_y, a.origin_z, a.inner_radius) : cluster_at(ball_a + i - 1u);
+			float apart = distance(cb, sa.xyz);
+			depth = apart <= sa.w + sb.w ? sa.w + sb.w - apart : -1.0;
+		}
+	}
+	return depth;
+}
+
 // Set when some candidate lay within the other mesh's outer map distance:
 // the pair is likely to collide, and its traversal goes depth first
 // (VKCOL_PAIR_DIVE, exact_dive.comp). A hint only: no answer depends on it.
@@ -147,7 +169,7 @@ uvec4 nearest_clusters(vkcol_gpu_mesh from, vkcol_gpu_mesh to, mat3 r, vec3 t)
 	vec4 best_d2 = vec4(3.4e38);
 	uvec4 best = uvec4(0xffffffffu);
 	for (uint c = 0u; c < (scan ? from.cluster_count : 0u); c++) {
-		vec4 cs = clusters[from.cluster_first + c];
+		vec4 cs = cluster_at(from.cluster_first + c);
 		vec3 cc = r * cs.xyz + t;
 		vec3 gap = max(max(lo - cc, cc - hi), vec3(0.0));
 		vec3 off = cc - origin;
@@ -267,7 +289,7 @@ void main()
 	// items, except when listing (every node pair is visited then anyway).
 	bool searched = false;
 	if ((params.flags & VKCOL_EXACT_EARLY_ACCEPT) != 0u) {
-		float depth = inner_ball_overlap(a, b, f);
+		float depth = inner_balls_overlap(a, b, f);
 		if (depth < 0.0 && (a.inner_radius > 0.0 || b.inner_radius > 0.0)) {
 			searched = true;
 			// A witness of B inside A, else of A inside B; the first

@@ -21,7 +21,7 @@ vkcol_gpu_mesh mesh_from_texels(uvec4 w0, uvec4 w1, uvec4 w2, uvec4 w3, uvec4 w4
 	                      w3.x, w3.y, f3.z, w3.w,      // cluster_first, cluster_count, inner_radius, closed
 	                      f4.x, f4.y, f4.z, w4.w,      // aabb_min, node_first
 	                      f5.x, f5.y, f5.z, w5.w,      // aabb_max, piece_first
-	                      w6.x, w6.y, w6.z, w6.w);     // piece_count, tree_depth, cone_first, pad1
+	                      w6.x, w6.y, w6.z, w6.w);     // piece_count, tree_depth, cone_first, ball_count
 }
 
 vkcol_gpu_pair pair_from_texels(uvec4 w0, uvec4 w1, uvec4 w2, uvec4 w3)

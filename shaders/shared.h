@@ -99,8 +99,13 @@ VKCOL_STRUCT(vkcol_gpu_mesh) {
 	// Into the cluster pool (vec4 units): the mesh's VKCOL_CONE_FLOATS cone
 	// bounds (cone_bound.glsl).
 	VKCOL_U32 cone_first;
-	VKCOL_U32 pad1;
+	// Inner balls besides the origin's (vec4: centre, radius; each inside
+	// the solid), right after the cone bounds in the cluster pool.
+	VKCOL_U32 ball_count;
 } VKCOL_STRUCT_END(vkcol_gpu_mesh)
+
+// At most this many inner balls per mesh (vkcol_gpu_mesh.ball_count).
+#define VKCOL_INNER_BALLS 16
 
 #define VKCOL_CLUSTER_SIZE 16
 #define VKCOL_GROUP_CLUSTERS 8

@@ -168,6 +168,24 @@ static float inner_radius_for_gpu(const mesh_cpu *m)
 	return r > 0 ? (float)r : 0.0f;
 }
 
+// The inner balls (mesh_cpu.balls) the shaders may trust, as vec4s into out,
+// radii shrunk as inner_radius_for_gpu's; returns how many.
+static uint32_t inner_balls_for_gpu(const mesh_cpu *m, float *out)
+{
+	double scale = 0.0;
+	for (int k = 0; k < 3; k++)
+		scale = fmax(scale, fmax(fabs(m->aabb_min[k]), fabs(m->aabb_max[k])));
+	uint32_t n = 0;
+	for (uint32_t i = 0; i < m->ball_count; i++) {
+		double r = m->balls[i][3] - 1e-5 * scale;
+		if (r <= 0)
+			continue;
+		memcpy(&out[4 * n], m->balls[i], 3 * sizeof(float));
+		out[4 * n++ + 3] = (float)r;
+	}
+	return n;
+}
+
 static uint32_t find_root(uint32_t *parent, uint32_t v)
 {
 	while (parent[v] != v) {
@@ -256,7 +274,7 @@ static vkcol_result pool_build(vkcol_context *ctx)
 				pool->max_depth = ctx->meshes[i].cpu.tree.depth;
 			uint32_t clusters = (nv + VKCOL_CLUSTER_SIZE - 1) / VKCOL_CLUSTER_SIZE;
 			cluster_total += clusters + (clusters + VKCOL_GROUP_CLUSTERS - 1) / VKCOL_GROUP_CLUSTERS +
-			                 VKCOL_CONE_FLOATS / 4;
+			                 VKCOL_CONE_FLOATS / 4 + VKCOL_INNER_BALLS;
 			max_vertices = nv > max_vertices ? nv : max_vertices;
 			cubes[array_index(ctx->meshes[i].cube.resolution)]++;
 		}
@@ -342,6 +360,8 @@ static vkcol_result pool_build(vkcol_context *ctx)
 		memcpy(&host_clusters[4 * (size_t)cluster_next], s->cone_bounds, VKCOL_CONE_FLOATS * sizeof(float));
 		uint32_t cone_first = cluster_next;
 		cluster_next += VKCOL_CONE_FLOATS / 4;
+		uint32_t ball_count = inner_balls_for_gpu(&s->cpu, &host_clusters[4 * (size_t)cluster_next]);
+		cluster_next += ball_count;
 		vkcol_gpu_mesh *r = &records[i];
 		*r = (vkcol_gpu_mesh){
 		    .origin_x = s->cpu.origin[0],
@@ -371,6 +391,7 @@ static vkcol_result pool_build(vkcol_context *ctx)
 		    .piece_count = piece_count,
 		    .tree_depth = s->cpu.tree.depth,
 		    .cone_first = cone_first,
+		    .ball_count = ball_count,
 		};
 		node_next += s->cpu.tree.node_count;
 		triangle_next += s->cpu.triangle_count;
@@ -705,7 +726,7 @@ static vkcol_result exact_buffers_create(vkcol_context *ctx, uint32_t chunk, uin
 		    {write, 0, 0},        {&b->counters, 0, 0},    {&b->args, 0, 0},
 		    {&b->frames, 0, 0},   {&pool->clusters, 0, 0}, {&b->list, 0, 0},
 		    {&pool->nodes, 0, 0}, {&pool->vertices, 0, 0}, {&pool->triangles, 0, 0}, {&b->frames, 0, 0}, // texel
-		    {read, 0, 0},         {&b->pairs, 0, 0},       {&pool->meshes, 0, 0},                           // buffers
+		    {read, 0, 0},         {&b->pairs, 0, 0},       {&pool->meshes, 0, 0},   {&pool->clusters, 0, 0}, // buffers
 		};
 		memcpy(bindings[parity], set, sizeof(set));
 	}

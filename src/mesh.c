@@ -644,26 +644,33 @@ static void add_line_candidates(origin_search *s, int axis, double pu, double pv
 // then climbed uphill in distance (a move shorter than the distance to the
 // surface cannot leave the solid). Returns false when no inside point was
 // found (or out of memory).
+// Candidates from ORIGIN_LINES x ORIGIN_LINES lines along each axis.
+static void collect_line_candidates(origin_search *s)
+{
+	const mesh_cpu *m = s->m;
+	for (int axis = 0; axis < 3 && !s->failed; ++axis) {
+		int u = (axis + 1) % 3, v = (axis + 2) % 3;
+		double lu = m->aabb_min[u], eu = (double)m->aabb_max[u] - lu;
+		double lv = m->aabb_min[v], ev = (double)m->aabb_max[v] - lv;
+		for (int i = 0; i < ORIGIN_LINES && !s->failed; ++i) {
+			for (int j = 0; j < ORIGIN_LINES && !s->failed; ++j) {
+				// Irrational offsets keep the lines off the grids that
+				// meshes are often built on.
+				double fu = (i + 0.5 + 0.1180339887 * ((i + j) % 3 - 1)) / ORIGIN_LINES;
+				double fv = (j + 0.5 + 0.0732050808 * ((i + 2 * j) % 3 - 1)) / ORIGIN_LINES;
+				add_line_candidates(s, axis, lu + fu * eu, lv + fv * ev);
+			}
+		}
+	}
+}
+
 static bool search_interior_point(const core_env *env, const mesh_cpu *m, double out[3], double *out_dist)
 {
 	origin_search s = {.env = env, .m = m};
 	bool found = false;
 	double best_p[3] = {0, 0, 0}, best_d = 0.0;
 
-	for (int axis = 0; axis < 3 && !s.failed; ++axis) {
-		int u = (axis + 1) % 3, v = (axis + 2) % 3;
-		double lu = m->aabb_min[u], eu = (double)m->aabb_max[u] - lu;
-		double lv = m->aabb_min[v], ev = (double)m->aabb_max[v] - lv;
-		for (int i = 0; i < ORIGIN_LINES && !s.failed; ++i) {
-			for (int j = 0; j < ORIGIN_LINES && !s.failed; ++j) {
-				// Irrational offsets keep the lines off the grids that
-				// meshes are often built on.
-				double fu = (i + 0.5 + 0.1180339887 * ((i + j) % 3 - 1)) / ORIGIN_LINES;
-				double fv = (j + 0.5 + 0.0732050808 * ((i + 2 * j) % 3 - 1)) / ORIGIN_LINES;
-				add_line_candidates(&s, axis, lu + fu * eu, lv + fv * ev);
-			}
-		}
-	}
+	collect_line_candidates(&s);
 	if (s.failed || s.cand_count == 0)
 		goto cleanup;
 
@@ -777,6 +784,63 @@ static void find_origin(const core_env *env, mesh_cpu *m, const double centroid[
 	}
 }
 
+// How many inside points the inner-ball search measures exactly, at most.
+#define INNER_BALL_DISTANCES 1024
+
+// Inner balls besides the origin's (closed meshes with an inside origin):
+// balls inside the solid, spread over it, the largest first, so that two
+// meshes whose balls overlap surely collide (the inner spheres of Weller and
+// Zachmann, "Inner Sphere Trees for Proximity and Penetration Queries", RSS
+// 2009, few and coarse here: only an early accept). Candidates are the
+// midpoints of the inside intervals of the origin search's lines, up to
+// INNER_BALL_DISTANCES of them (evenly strided), at their exact distance to
+// the surface; greedily the largest whose centre lies in no ball taken yet
+// (the origin's included), down to 5 % of the bounding radius. Each centre is
+// stored in float, then checked inside by ray parity and measured again.
+static void find_inner_balls(const core_env *env, mesh_cpu *m)
+{
+	m->ball_count = 0;
+	if (!m->closed || !m->origin_inside)
+		return;
+	origin_search s = {.env = env, .m = m};
+	collect_line_candidates(&s);
+	if (s.failed || s.cand_count == 0)
+		goto cleanup;
+	size_t stride = (s.cand_count + INNER_BALL_DISTANCES - 1) / INNER_BALL_DISTANCES, n = 0;
+	for (size_t i = 0; i < s.cand_count; i += stride) {
+		s.cands[n] = s.cands[i];
+		s.cands[n].bound = surface_distance(m, s.cands[n].p);
+		n++;
+	}
+	qsort(s.cands, n, sizeof(origin_candidate), compare_candidate);
+	double scale = 0.0;
+	for (int k = 0; k < 3; ++k)
+		scale = fmax(scale, fmax(fabs(m->aabb_min[k]), fabs(m->aabb_max[k])));
+	double margin = 1e-5 * scale, smallest = 0.05 * m->sphere_radius;
+	for (size_t i = 0; i < n && m->ball_count < MESH_INNER_BALLS && s.cands[i].bound >= smallest; ++i) {
+		double c[3];
+		for (int k = 0; k < 3; ++k)
+			c[k] = (float)s.cands[i].p[k];
+		bool covered = dist2_d(c, (const double[3]){m->origin[0], m->origin[1], m->origin[2]}) <
+		               m->inner_radius * m->inner_radius;
+		for (uint32_t j = 0; j < m->ball_count && !covered; ++j) {
+			double cj[3] = {m->balls[j][0], m->balls[j][1], m->balls[j][2]};
+			covered = dist2_d(c, cj) < m->balls[j][3] * m->balls[j][3];
+		}
+		if (covered)
+			continue;
+		double d = surface_distance(m, c);
+		if (d <= margin || !ref_point_in_solid(m, c))
+			continue;
+		float *b = m->balls[m->ball_count++];
+		b[0] = (float)c[0], b[1] = (float)c[1], b[2] = (float)c[2];
+		b[3] = (float)d; // rounded to nearest: the GPU takes a margin off
+	}
+cleanup:
+	core_free(env, s.hits);
+	core_free(env, s.cands);
+}
+
 // ---------------------------------------------------------------------------
 // mesh_cpu
 
@@ -834,6 +898,7 @@ vkcol_result mesh_cpu_build(const core_env *env, const vkcol_mesh_desc *desc, me
 	TRY(aabb_tree_build(env, out->positions, out->indices, nt, leaf_size, max_depth, &out->tree));
 
 	find_origin(env, out, centroid, area_centroid);
+	find_inner_balls(env, out);
 
 cleanup:
 	if (res != VKCOL_SUCCESS) {

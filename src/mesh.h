@@ -7,6 +7,9 @@
 #include "aabb_tree.h"
 #include "core.h"
 
+// At most this many inner balls per mesh besides the origin's.
+#define MESH_INNER_BALLS VKCOL_INNER_BALLS
+
 typedef struct mesh_cpu {
 	uint32_t vertex_count;
 	uint32_t triangle_count;
@@ -28,6 +31,11 @@ typedef struct mesh_cpu {
 	// origin_inside, else 0: the ball of this radius around the origin lies
 	// inside the solid.
 	double inner_radius;
+	// More balls inside the solid (closed meshes with an inside origin,
+	// else none): centre and radius, the distance from the float centre to
+	// the nearest triangle (rounded to float).
+	uint32_t ball_count;
+	float balls[MESH_INNER_BALLS][4];
 	aabb_tree tree;
 	char name[64];
 } mesh_cpu;

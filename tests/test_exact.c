@@ -365,9 +365,9 @@ static void test_overflow_reruns(void)
 // exact segment test) changes no answer: the same poses with and without
 // it, and every pair it accepts collides for the reference too.
 // n deep random poses of each pair of meshes (as[m], bs[m]), alternating,
-// with and without the early accept: the same answers, a witness for at
-// least a third of the collisions, and every witness-decided pose colliding
-// in the reference.
+// with and without the early accept: the same answers, an early accept (inner
+// balls or a witness) for at least a third of the collisions, some by a
+// witness, and every pose decided so colliding in the reference.
 static void check_early_accept(vkcol_context *ctx, const vkcol_mesh *as, const vkcol_mesh *bs, uint32_t mesh_count,
                                uint32_t n, uint64_t seed, const char *what)
 {
@@ -392,8 +392,7 @@ static void check_early_accept(vkcol_context *ctx, const vkcol_mesh *as, const v
 	ENSURE(vkcol_batch_run(ctx, &bd, without) == VKCOL_SUCCESS);
 	printf("     %s: %llu of %llu colliding pairs accepted on a witness\n", what,
 	       (unsigned long long)s1.witness_accepted, (unsigned long long)s1.collisions);
-	// Most colliding pairs of these deep poses have a vertex well inside.
-	ENSURE(s1.witness_accepted * 3 >= s1.collisions);
+	ENSURE(s1.witness_accepted > 0);
 	ENSURE_EQ_INT(s2.witness_accepted, 0);
 	ENSURE_EQ_INT(s1.collisions, s2.collisions);
 	uint32_t cube = 0, wrong = 0;
@@ -408,6 +407,10 @@ static void check_early_accept(vkcol_context *ctx, const vkcol_mesh *as, const v
 			wrong += !ref;
 		}
 	}
+	printf("     %s: %u of %llu colliding pairs accepted early\n", what, cube, (unsigned long long)s1.collisions);
+	// Most colliding pairs of these deep poses have overlapping inner balls
+	// or a vertex well inside.
+	ENSURE(cube * 3 >= s1.collisions);
 	ENSURE(cube >= s1.witness_accepted);
 	ENSURE_EQ_INT(wrong, 0);
 	free(pairs);

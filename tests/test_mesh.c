@@ -4,6 +4,7 @@
 // origin) and the mesh table's handle logic, all without a device.
 #include "device.h"
 #include "mesh.h"
+#include "reference.h"
 #include "meshgen.h"
 #include "test.h"
 #include "tree_check.h"
@@ -262,6 +263,73 @@ static void ensure_sphere_contains(const mesh_cpu *m)
 		worst = excess > worst ? excess : worst;
 	}
 	ENSURE_MSG(worst <= 0.0, "a vertex is %g outside the bounding sphere", worst);
+}
+
+static double dot_d(const double a[3], const double b[3])
+{
+	return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+}
+
+// Distance from p to segment ab.
+static double segment_distance(const double p[3], const double a[3], const double b[3])
+{
+	double ab[3], ap[3];
+	for (int k = 0; k < 3; ++k)
+		ab[k] = b[k] - a[k], ap[k] = p[k] - a[k];
+	double len2 = dot_d(ab, ab), s = len2 > 0 ? dot_d(ap, ab) / len2 : 0;
+	s = s < 0 ? 0 : s > 1 ? 1 : s;
+	double d2 = 0;
+	for (int k = 0; k < 3; ++k)
+		d2 += (ap[k] - s * ab[k]) * (ap[k] - s * ab[k]);
+	return sqrt(d2);
+}
+
+// Distance from p to triangle t of m: to its plane when p's foot lies in
+// the triangle, else to the nearest edge.
+static double triangle_distance(const mesh_cpu *m, uint32_t t, const double p[3])
+{
+	double v[3][3];
+	for (int c = 0; c < 3; ++c)
+		for (int k = 0; k < 3; ++k)
+			v[c][k] = m->positions[3 * (size_t)m->indices[3 * (size_t)t + c] + k];
+	double e1[3], e2[3], n[3], w[3];
+	for (int k = 0; k < 3; ++k)
+		e1[k] = v[1][k] - v[0][k], e2[k] = v[2][k] - v[0][k], w[k] = p[k] - v[0][k];
+	n[0] = e1[1] * e2[2] - e1[2] * e2[1], n[1] = e1[2] * e2[0] - e1[0] * e2[2], n[2] = e1[0] * e2[1] - e1[1] * e2[0];
+	double nn = dot_d(n, n);
+	if (nn > 0) {
+		// Barycentric coordinates of the foot from the edge normals.
+		bool in = true;
+		for (int c = 0; c < 3 && in; ++c) {
+			const double *a = v[c], *b = v[(c + 1) % 3];
+			double ab[3], ap[3], x[3];
+			for (int k = 0; k < 3; ++k)
+				ab[k] = b[k] - a[k], ap[k] = p[k] - a[k];
+			x[0] = ab[1] * ap[2] - ab[2] * ap[1], x[1] = ab[2] * ap[0] - ab[0] * ap[2];
+			x[2] = ab[0] * ap[1] - ab[1] * ap[0];
+			in = dot_d(x, n) >= 0;
+		}
+		if (in)
+			return fabs(dot_d(w, n)) / sqrt(nn);
+	}
+	double d = segment_distance(p, v[0], v[1]);
+	d = fmin(d, segment_distance(p, v[1], v[2]));
+	return fmin(d, segment_distance(p, v[2], v[0]));
+}
+
+// Every inner ball of m lies inside the solid: its centre inside by ray
+// parity, and no triangle nearer than its radius (brute force).
+static void ensure_balls_inside(const mesh_cpu *m)
+{
+	for (uint32_t i = 0; i < m->ball_count; ++i) {
+		const float *b = m->balls[i];
+		double c[3] = {b[0], b[1], b[2]}, nearest = INFINITY;
+		for (uint32_t t = 0; t < m->triangle_count; ++t)
+			nearest = fmin(nearest, triangle_distance(m, t, c));
+		ENSURE_MSG(ref_point_in_solid(m, c), "ball %u centre (%g %g %g) outside", i, c[0], c[1], c[2]);
+		ENSURE_MSG(b[3] > 0 && nearest >= b[3] * (1 - 1e-6), "ball %u: radius %g, nearest triangle %g", i, b[3],
+		           nearest);
+	}
 }
 
 static void test_build_cube(void)
@@ -524,6 +592,16 @@ static void test_build_torus(void)
 		double d = torus_tube_distance(m.origin, major);
 		ENSURE_MSG(d < 0.5 * minor, "origin (%g %g %g) is %g from the tube axis", m.origin[0], m.origin[1],
 		           m.origin[2], d);
+		// More inner balls along the ring, largest first: the first eight
+		// fill half the tube or more, and every quarter of the ring has one.
+		ensure_balls_inside(&m);
+		int quarters = 0;
+		for (uint32_t i = 0; i < m.ball_count; ++i) {
+			ENSURE_MSG(i >= 8 || m.balls[i][3] > 0.5 * minor, "ball %u of radius %g", i, m.balls[i][3]);
+			double angle = atan2(m.balls[i][1], m.balls[i][0]);
+			quarters |= 1 << (int)((angle + PI) / (0.5 * PI) + 1e-9) % 4;
+		}
+		ENSURE_MSG(m.ball_count >= 8 && quarters == 15, "%u balls, quarters %x", m.ball_count, quarters);
 		mesh_cpu_free(&env_, &m);
 	}
 	meshgen_free(&g);
@@ -550,6 +628,12 @@ static void test_build_two_boxes(void)
 		// The deepest points of a 2-cube are 1 from its faces: the search
 		// gets close to that.
 		ENSURE_MSG(x > 1.5f && x < 2.5f, "origin x %g", m.origin[0]);
+		// The other cube gets an inner ball of its own.
+		ensure_balls_inside(&m);
+		bool other = false;
+		for (uint32_t i = 0; i < m.ball_count; ++i)
+			other = other || (m.balls[i][0] < 0) != (m.origin[0] < 0);
+		ENSURE_MSG(other, "%u balls, none in the other cube", m.ball_count);
 		mesh_cpu_free(&env_, &m);
 	}
 	meshgen_free(&a);
@@ -622,6 +706,7 @@ static void test_build_open(void)
 		ENSURE_EQ_INT(m.boundary_edge_count, 2 * (8 + 4));
 		ENSURE(m.volume == 0.0);
 		ENSURE(!m.origin_inside);
+		ENSURE_EQ_INT(m.ball_count, 0);
 		// Open meshes take the area-weighted centroid.
 		ENSURE_SMALL(m.origin[0] - 1.0, 1e-6);
 		ENSURE_SMALL(m.origin[1] - 0.5, 1e-6);
