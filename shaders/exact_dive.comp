@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
-// Exact mode, one level of the traversal for the items of pairs likely to
-// collide (VKCOL_PAIR_DIVE, set by exact_setup.comp), which live in the
+// Exact mode, one level of the traversal for the items of pairs that no
+// early accept was tried on (VKCOL_PAIR_DIVE, set by exact_setup.comp: open
+// meshes, or the early accept off; most of them collide), which live in the
 // frontier's upper region (from params.dive_base): each invocation goes depth first
 // below its item's node pair for up to params.budget steps, so that a
 // colliding pair's first hit comes after a path of node pairs instead of

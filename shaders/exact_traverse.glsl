@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The steps of the exact-mode traversal shared by exact_traverse.comp (one
 // breadth-first step per frontier item) and exact_dive.comp (depth-first
-// steps below the items of pairs likely to collide).
+// steps below the items of diving pairs).
 // Triangle test: two triangles are disjoint iff some axis separates them;
 // the candidate axes are the two normals, the nine edge-edge cross products
 // and, for coplanar triangles, each normal crossed with each edge (the

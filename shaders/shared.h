@@ -218,7 +218,7 @@ VKCOL_STRUCT(vkcol_sample_raw_params) {
 // Per pair, exact mode: triangle pairs found intersecting, and flags.
 #define VKCOL_PAIR_OVERFLOW 1u  // a frontier overflowed: rerun in a smaller chunk
 #define VKCOL_PAIR_DECIDED 2u   // stage 0, the inner balls or a witness decided it
-#define VKCOL_PAIR_DIVE 4u      // likely to collide: traverse depth first (params.budget steps per item)
+#define VKCOL_PAIR_DIVE 4u      // traverse depth first (params.budget steps per item): no early accept was tried
 // The flags word's bits from VKCOL_PAIR_ITEMS_SHIFT count the breadth-first
 // items a pair has spawned (wrapping is harmless: it is a hint); past
 // VKCOL_DIVE_AFTER its further items go depth first.

@@ -650,7 +650,7 @@ typedef struct exact_buffers {
 	VkDescriptorSet sets[EXACT_PIPELINES][2];
 	gpu_pipeline *pipes[EXACT_PIPELINES]; // setup, args, traverse, contain, dive, leaves
 	uint32_t chunk, capacity, levels, list_capacity, flags;
-	uint32_t budget;    // depth-first steps per item of a likely-colliding pair (1: breadth first only)
+	uint32_t budget;    // depth-first steps per item of a diving pair (1: breadth first only)
 	uint32_t dive_base; // frontier slots [dive_base, capacity) hold depth-first items
 	uint32_t leaf_base; // [0, leaf_base) breadth-first items, [leaf_base, dive_base) leaf-leaf ones
 } exact_buffers;
