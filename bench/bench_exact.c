@@ -141,11 +141,11 @@ static void stats_json(FILE *out, const vkcol_batch_stats *st)
 {
 	fprintf(out,
 	        "{\"pairs\": %llu, \"sphere_rejected\": %llu, \"collisions\": %llu, \"witness_accepted\": %llu"
-	        ", \"reruns\": %llu, \"cpu_fallbacks\": %llu, \"vertex_tests\": %llu, \"cube_samples\": %llu"
+	        ", \"inner_ball_accepted\": %llu, \"reruns\": %llu, \"cpu_fallbacks\": %llu, \"vertex_tests\": %llu, \"cube_samples\": %llu"
 	        ", \"seconds\": %.6g, \"levels\": %u, \"level_items\": [",
 	        (unsigned long long)st->pairs, (unsigned long long)st->sphere_rejected,
 	        (unsigned long long)st->collisions, (unsigned long long)st->witness_accepted,
-	        (unsigned long long)st->reruns, (unsigned long long)st->cpu_fallbacks,
+	        (unsigned long long)st->inner_ball_accepted, (unsigned long long)st->reruns, (unsigned long long)st->cpu_fallbacks,
 	        (unsigned long long)st->vertex_tests, (unsigned long long)st->cube_samples, st->seconds, st->levels);
 	uint32_t levels = st->levels < 128 ? st->levels : 128;
 	for (uint32_t k = 0; k < levels; k++)

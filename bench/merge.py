@@ -347,7 +347,7 @@ def exact(args):
 		      f"{cells[4]:>6} {cells[5]:>13} {cells[6]:>11} {cells[7]:>11}")
 
 	print("\nwork, random poses, early accept on: traversal levels, largest frontier, reruns, CPU fallbacks, "
-	      "witness accepts; peak RSS (MiB) per batch size")
+	      "witness and inner-ball accepts; peak RSS (MiB) per batch size")
 	for p in pairs:
 		v = p["random"]["vkcollide"] or {}
 		run = next((x for x in (v.get("correctness") or {}).get("runs", []) if x.get("early_accept")), {})
@@ -356,7 +356,8 @@ def exact(args):
 		       for b in s.get("batches", []) if "peak_rss_kib" in b]
 		print(f"{p['pair']:24} levels {fmt(st.get('levels'), 'd'):>3}  max {fmt(max(st.get('level_items') or [0]), 'd'):>9}"
 		      f"  reruns {fmt(st.get('reruns'), 'd'):>5}  fallbacks {fmt(st.get('cpu_fallbacks'), 'd'):>3}"
-		      f"  witness {fmt(st.get('witness_accepted'), 'd'):>6}   " + " ".join(rss))
+		      f"  witness {fmt(st.get('witness_accepted'), 'd'):>6}  balls {fmt(st.get('inner_ball_accepted'), 'd'):>6}   "
+		      + " ".join(rss))
 
 	bar, target = result["correctness_bar"], result["speed_target"]
 	print(f"\ncorrectness bar: {bar['disagreements_outside_band']} disagreements outside the band over "

@@ -262,6 +262,12 @@ typedef struct vkcol_mesh_info {
 	float sphere_radius;
 	float origin[3];                ///< interior point the cube map is centred on
 	bool origin_inside;             ///< origin is strictly inside the solid (closed meshes)
+	/// When origin_inside: distance from the origin to the nearest triangle
+	/// (the ball of this radius lies inside the solid), else 0.
+	double inner_radius;
+	/// More balls inside the solid, spread over it, that exact mode's early
+	/// accept tests for overlap (0 for open meshes and thin solids).
+	uint32_t inner_ball_count;
 	double volume;                  ///< enclosed volume for closed meshes, else 0
 	// AABB tree
 	uint32_t tree_depth;            ///< deepest level, root = 0
@@ -383,6 +389,9 @@ typedef struct vkcol_batch_stats {
 	/// Exact mode: pairs accepted on a cube-map witness (stage 1's early
 	/// accept, confirmed by an exact point-in-solid test) without traversal.
 	uint64_t witness_accepted;
+	/// Exact mode: pairs accepted because inner balls of the two closed
+	/// meshes overlap (stage 1's early accept, tried before the witness).
+	uint64_t inner_ball_accepted;
 } vkcol_batch_stats;
 
 /// Caller-owned output of the intersecting triangle pairs of a batch (exact

@@ -281,6 +281,8 @@ void main()
 	bool searched = false;
 	if ((params.flags & VKCOL_EXACT_EARLY_ACCEPT) != 0u) {
 		float depth = inner_balls_overlap(a, b, f);
+		if (depth >= 0.0)
+			atomicAdd(counters[VKCOL_COUNTER_BALLS], 1u);
 		if (depth < 0.0 && (a.inner_radius > 0.0 || b.inner_radius > 0.0)) {
 			searched = true;
 			// A witness of B inside A, else of A inside B; the first

@@ -199,8 +199,9 @@ VKCOL_STRUCT(vkcol_sample_raw_params) {
 // Counters (binding 10 of the exact shaders): [0], [1] the two frontiers'
 // breadth-first item counts, [2] the level's capacity-clamped count, [3]
 // triangle pairs listed, [4] pairs accepted on a cube-map witness; the
-// depth-first and the leaf regions' counts (below); then VKCOL_MAX_LEVELS
-// per-level item counts (statistics) from VKCOL_COUNTER_LEVELS on.
+// depth-first and the leaf regions' counts (below); [11] pairs accepted on
+// overlapping inner balls; then VKCOL_MAX_LEVELS per-level item counts
+// (statistics) from VKCOL_COUNTER_LEVELS on.
 #define VKCOL_MAX_LEVELS 128
 #define VKCOL_COUNTER_LIST 3
 #define VKCOL_COUNTER_WITNESS 4
@@ -210,7 +211,8 @@ VKCOL_STRUCT(vkcol_sample_raw_params) {
 #define VKCOL_COUNTER_DIVE 5
 // The same for the leaf region.
 #define VKCOL_COUNTER_LEAF 8
-#define VKCOL_COUNTER_LEVELS 11
+#define VKCOL_COUNTER_BALLS 11
+#define VKCOL_COUNTER_LEVELS 12
 // Words of the indirect-argument buffer: traverse, dive, leaves (4 each).
 #define VKCOL_EXACT_ARGS_WORDS 12
 #define VKCOL_COUNTER_WORDS (VKCOL_COUNTER_LEVELS + VKCOL_MAX_LEVELS)

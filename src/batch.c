@@ -869,6 +869,7 @@ static vkcol_result exact_pass(vkcol_context *ctx, exact_buffers *b, const vkcol
 		const uint32_t *counters = b->counters.mapped;
 		if (stats) {
 			stats->witness_accepted += counters[VKCOL_COUNTER_WITNESS];
+			stats->inner_ball_accepted += counters[VKCOL_COUNTER_BALLS];
 			for (uint32_t level = 0; level < b->levels && level < VKCOL_MAX_LEVELS; level++) {
 				uint32_t items = counters[VKCOL_COUNTER_LEVELS + level];
 				stats->level_items[level] += items;

@@ -1112,6 +1112,8 @@ VKCOL_API vkcol_result vkcol_mesh_get_info(const vkcol_context *ctx, vkcol_mesh 
 	}
 	out->sphere_radius = m->sphere_radius;
 	out->origin_inside = m->origin_inside;
+	out->inner_radius = m->origin_inside ? m->inner_radius : 0.0;
+	out->inner_ball_count = m->ball_count;
 	out->volume = m->volume;
 	out->tree_depth = m->tree.depth;
 	out->tree_node_count = m->tree.node_count;

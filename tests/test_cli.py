@@ -38,7 +38,7 @@ MESH_INFO_KEYS = {
     "file", "submesh_count", "vertex_count", "unique_vertex_count", "triangle_count",
     "degenerate_count", "closed", "boundary_edge_count", "nonmanifold_edge_count",
     "aabb_min", "aabb_max", "sphere_center", "sphere_radius", "origin", "origin_inside",
-    "volume", "tree", "cube_resolution", "star_shaped", "cube_multi_hit_fraction", "device_bytes", "device",
+    "inner_radius", "inner_ball_count", "volume", "tree", "cube_resolution", "star_shaped", "cube_multi_hit_fraction", "device_bytes", "device",
 }
 TREE_KEYS = {"depth", "node_count", "leaf_count", "leaf_size_min", "leaf_size_mean", "leaf_size_max"}
 DEVICE_KEYS = {
@@ -323,6 +323,9 @@ def test_torus():
     # From a point in the tube, rays that cross the hole meet the far side too.
     check(info["star_shaped"] is False and 0 < info["cube_multi_hit_fraction"] < 0.5,
           "torus star-shapedness %r %r" % (info["star_shaped"], info["cube_multi_hit_fraction"]))
+    # The origin's ball fills a piece of the tube; more balls fill the rest.
+    check(info["origin_inside"] is True and info["inner_radius"] > 0 and info["inner_ball_count"] >= 4,
+          "torus inner balls %r %r" % (info["inner_radius"], info["inner_ball_count"]))
 
 
 def test_open_model():
@@ -333,6 +336,8 @@ def test_open_model():
     check(info["closed"] is False, "sphereWithHole.stl reported closed")
     check(info["boundary_edge_count"] > 0, "open mesh without boundary edges")
     check(info["volume"] is None, "open mesh has a volume: %r" % info["volume"])
+    check(info["inner_radius"] == 0 and info["inner_ball_count"] == 0,
+          "open mesh has inner balls: %r %r" % (info["inner_radius"], info["inner_ball_count"]))
     r = run("mesh-info", path)
     expect_exit(r, 0)
     check(re.search(r"^surface\s+open", r.stdout, re.M), "text: not open\n" + r.describe())

@@ -83,6 +83,9 @@ static void print_mesh_text(FILE *out, const mesh_report *m)
 	fprintf(out, "%-*s ", w, "origin");
 	text_vec3(out, in->origin);
 	fprintf(out, "%s\n", in->origin_inside ? ", inside" : in->closed ? ", not strictly inside" : " (open mesh: no inside)");
+	if (in->origin_inside)
+		fprintf(out, "%-*s radius %.6g around the origin, and %u more\n", w, "inner balls", in->inner_radius,
+		        in->inner_ball_count);
 	if (in->closed)
 		fprintf(out, "%-*s %.9g\n", w, "volume", in->volume);
 	else
@@ -124,7 +127,9 @@ static void print_mesh_json(FILE *out, const mesh_report *m)
 	json_float(out, in->sphere_radius, 9);
 	fputs(", \"origin\": ", out);
 	json_vec3(out, in->origin);
-	fprintf(out, ", \"origin_inside\": %s, \"volume\": ", in->origin_inside ? "true" : "false");
+	fprintf(out, ", \"origin_inside\": %s, \"inner_radius\": ", in->origin_inside ? "true" : "false");
+	json_float(out, in->inner_radius, 9);
+	fprintf(out, ", \"inner_ball_count\": %u, \"volume\": ", in->inner_ball_count);
 	if (in->closed)
 		json_float(out, in->volume, 17);
 	else
