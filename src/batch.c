@@ -161,9 +161,7 @@ static float inner_radius_for_gpu(const mesh_cpu *m)
 {
 	if (!m->closed || !m->origin_inside)
 		return 0.0f;
-	double scale = 0.0;
-	for (int k = 0; k < 3; k++)
-		scale = fmax(scale, fmax(fabs(m->aabb_min[k]), fabs(m->aabb_max[k])));
+	double scale = mesh_coordinate_scale(m);
 	double r = m->inner_radius - 1e-5 * scale;
 	return r > 0 ? (float)r : 0.0f;
 }
@@ -172,9 +170,7 @@ static float inner_radius_for_gpu(const mesh_cpu *m)
 // radii shrunk as inner_radius_for_gpu's; returns how many.
 static uint32_t inner_balls_for_gpu(const mesh_cpu *m, float *out)
 {
-	double scale = 0.0;
-	for (int k = 0; k < 3; k++)
-		scale = fmax(scale, fmax(fabs(m->aabb_min[k]), fabs(m->aabb_max[k])));
+	double scale = mesh_coordinate_scale(m);
 	uint32_t n = 0;
 	for (uint32_t i = 0; i < m->ball_count; i++) {
 		double r = m->balls[i][3] - 1e-5 * scale;

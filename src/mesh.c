@@ -746,6 +746,14 @@ cleanup:
 	return found;
 }
 
+double mesh_coordinate_scale(const mesh_cpu *m)
+{
+	double scale = 0.0;
+	for (int k = 0; k < 3; ++k)
+		scale = fmax(scale, fmax(fabs(m->aabb_min[k]), fabs(m->aabb_max[k])));
+	return scale;
+}
+
 static void find_origin(const core_env *env, mesh_cpu *m, const double centroid[3], const double area_centroid[3])
 {
 	m->origin_inside = false;
@@ -758,9 +766,7 @@ static void find_origin(const core_env *env, mesh_cpu *m, const double centroid[
 	// that float rounding at the mesh's coordinates (about 6e-8 relative)
 	// cannot undo. Relative to the coordinates, not the size, so that thin
 	// solids (plates, shells, thin tubes) still get an inside origin.
-	double scale = 0.0;
-	for (int k = 0; k < 3; ++k)
-		scale = fmax(scale, fmax(fabs(m->aabb_min[k]), fabs(m->aabb_max[k])));
+	double scale = mesh_coordinate_scale(m);
 	double margin = 1e-5 * scale;
 
 	double c[3];
@@ -813,9 +819,7 @@ static void find_inner_balls(const core_env *env, mesh_cpu *m)
 		n++;
 	}
 	qsort(s.cands, n, sizeof(origin_candidate), compare_candidate);
-	double scale = 0.0;
-	for (int k = 0; k < 3; ++k)
-		scale = fmax(scale, fmax(fabs(m->aabb_min[k]), fabs(m->aabb_max[k])));
+	double scale = mesh_coordinate_scale(m);
 	double margin = 1e-5 * scale, smallest = 0.05 * m->sphere_radius;
 	for (size_t i = 0; i < n && m->ball_count < MESH_INNER_BALLS && s.cands[i].bound >= smallest; ++i) {
 		double c[3];
