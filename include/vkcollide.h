@@ -361,8 +361,8 @@ typedef struct vkcol_pair_result {
 	/// mode also has up to 16 more balls per mesh, spread over the solid) when
 	/// they do; else the depth of the first vertex found inside, below the
 	/// other's map surface along the ray from its origin; 0 when apart, and
-	/// 0 for pairs the exact traversal decided. The search stops at the first witness, so this is a lower
-	/// bound, not the deepest penetration.
+	/// 0 for pairs the exact traversal decided. The search stops at the first
+	/// witness, so this is a lower bound, not the deepest penetration.
 	float penetration;
 	uint32_t triangle_pairs; ///< exact mode: intersecting triangle pairs found; 0 in approx mode
 } vkcol_pair_result;

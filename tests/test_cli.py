@@ -38,7 +38,8 @@ MESH_INFO_KEYS = {
     "file", "submesh_count", "vertex_count", "unique_vertex_count", "triangle_count",
     "degenerate_count", "closed", "boundary_edge_count", "nonmanifold_edge_count",
     "aabb_min", "aabb_max", "sphere_center", "sphere_radius", "origin", "origin_inside",
-    "inner_radius", "inner_ball_count", "volume", "tree", "cube_resolution", "star_shaped", "cube_multi_hit_fraction", "device_bytes", "device",
+    "inner_radius", "inner_ball_count", "volume", "tree", "cube_resolution", "star_shaped",
+    "cube_multi_hit_fraction", "device_bytes", "device",
 }
 TREE_KEYS = {"depth", "node_count", "leaf_count", "leaf_size_min", "leaf_size_mean", "leaf_size_max"}
 DEVICE_KEYS = {
