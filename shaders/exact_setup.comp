@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
-// Exact mode, first pass, one invocation per pair: stores the pair's frame
-// (B in A) for the later passes; stage 0 (bounding spheres and carried
-// AABBs) and the inner-ball accept decide what they can; then the witness
-// early accept; every other pair seeds the traversal frontier with its two
-// roots (in the depth-first region when no early accept was tried).
+// Exact mode, the first two passes. Setup, one invocation per pair: stores
+// the pair's frame (B in A) for the later passes; stage 0 (bounding spheres
+// and carried AABBs) and the inner-ball accept decide what they can, and
+// lists the other pairs. Search, one invocation per listed pair: the
+// witness early accept; every other pair seeds the traversal frontier with
+// its two roots (in the depth-first region when no early accept was tried).
 //
 // Witness early accept (A closed, its origin inside): a point of B that lies
 // inside solid A makes the pair collide, when B is closed (the solids
@@ -255,11 +256,21 @@ bool find_candidate(vkcol_gpu_mesh from, vkcol_gpu_mesh to, mat3 r, vec3 t, bool
 	return found;
 }
 
-void main()
+// 0: the setup pass (one invocation per pair); 1: the search pass (one per
+// pair the setup listed).
+layout(constant_id = VKCOL_SPEC_VARIANT) const uint VARIANT = 0u;
+
+// Setup pass: the frame, stage 0, the inner balls. A pair they leave
+// undecided is listed for the search pass (in the frontier level 0 writes,
+// unused until then), with whether a witness search applies: one mesh
+// closed and the early accept on. The search runs in a pass of its own so
+// that its SIMD groups hold only pairs that search: in one pass, a group
+// ran the search, masked, for the pairs stage 0 or the balls had decided
+// (CPU per pair on lavapipe, mixed random poses, one pass -> two: star 8.77
+// -> 7.60 us, torus 5.64 -> 5.20, hemisphere 2.62 -> 2.08, shell-star 4.99
+// -> 4.26; near contact, where few pairs are decided early, unchanged).
+void setup_pass(uint p)
 {
-	uint p = linear_group_id() * gl_WorkGroupSize.x + gl_LocalInvocationID.x;
-	if (p >= params.pair_count)
-		return;
 	vkcol_gpu_pair pr = pair_at(p);
 	vkcol_gpu_mesh a = mesh_of(pr.mesh_a), b = mesh_of(pr.mesh_b);
 	pair_frames f = make_frames(pr);
@@ -275,40 +286,52 @@ void main()
 		return;
 	}
 	// Stage 1's accepts (the host clears the flag when every intersecting
-	// triangle pair is to be listed: that needs the traversal). Without a
-	// witness search every pair is traversed depth first below the frontier
-	// items, except when listing (every node pair is visited then anyway).
-	bool searched = false;
-	if ((params.flags & VKCOL_EXACT_EARLY_ACCEPT) != 0u) {
-		float depth = inner_balls_overlap(a, b, f);
-		if (depth >= 0.0)
-			atomicAdd(counters[VKCOL_COUNTER_BALLS], 1u);
-		if (depth < 0.0 && (a.inner_radius > 0.0 || b.inner_radius > 0.0)) {
-			searched = true;
-			// A witness of B inside A, else of A inside B; the first
-			// candidate of a direction decides it (confirmed or refuted),
-			// which bounds the cost of a pair that has none. One call of
-			// each function: a SIMD driver runs every call, masked.
-			for (uint direction = 0u; direction < 2u && depth < 0.0; direction++) {
-				bool ba = direction == 0u;
-				vkcol_gpu_mesh from = ba ? b : a, to = ba ? a : b;
-				mat3 r = ba ? f.r_ba : f.r_ab;
-				vec3 t = ba ? f.t_ba : f.t_ab;
-				// An inner radius > 0: closed, origin inside.
-				bool solid = from.inner_radius > 0.0;
-				bool usable = to.inner_radius > 0.0 &&
-				              (solid || (from.piece_count == 1u && piece_leaves(from, to, r, t, tol)));
-				vec3 v;
-				float below;
-				bool at_origin;
-				if (usable && find_candidate(from, to, r, t, solid, v, below, at_origin) &&
-				    (at_origin || segment_clear(to, vec3(to.origin_x, to.origin_y, to.origin_z), v, tol)))
-					depth = below;
-			}
-			if (depth >= 0.0)
-				atomicAdd(counters[VKCOL_COUNTER_WITNESS], 1u);
+	// triangle pair is to be listed: that needs the traversal).
+	bool early = (params.flags & VKCOL_EXACT_EARLY_ACCEPT) != 0u;
+	float depth = early ? inner_balls_overlap(a, b, f) : -1.0;
+	if (depth >= 0.0) {
+		atomicAdd(counters[VKCOL_COUNTER_BALLS], 1u);
+		results[p] = vkcol_gpu_result(1u, VKCOL_STAGE_CUBE_MAP, depth, 0u);
+		state[p] = uvec2(0u, VKCOL_PAIR_DECIDED);
+		return;
+	}
+	bool search = early && (a.inner_radius > 0.0 || b.inner_radius > 0.0);
+	uint j = atomicAdd(counters[VKCOL_COUNTER_SEARCH], 1u);
+	frontier[j] = uvec4(p, search ? 1u : 0u, 0u, 0u);
+}
+
+// Search pass, for pair p that the setup listed: the witness search when
+// `search`, then the traversal's seed.
+void search_pass(uint p, bool search)
+{
+	vkcol_gpu_pair pr = pair_at(p);
+	vkcol_gpu_mesh a = mesh_of(pr.mesh_a), b = mesh_of(pr.mesh_b);
+	pair_frames f = make_frames(pr);
+	float tol = pair_tolerance(a, b, f.t_ba);
+	if (search) {
+		// A witness of B inside A, else of A inside B; the first candidate
+		// of a direction decides it (confirmed or refuted), which bounds
+		// the cost of a pair that has none. One call of each function: a
+		// SIMD driver runs every call, masked.
+		float depth = -1.0;
+		for (uint direction = 0u; direction < 2u && depth < 0.0; direction++) {
+			bool ba = direction == 0u;
+			vkcol_gpu_mesh from = ba ? b : a, to = ba ? a : b;
+			mat3 r = ba ? f.r_ba : f.r_ab;
+			vec3 t = ba ? f.t_ba : f.t_ab;
+			// An inner radius > 0: closed, origin inside.
+			bool solid = from.inner_radius > 0.0;
+			bool usable = to.inner_radius > 0.0 &&
+			              (solid || (from.piece_count == 1u && piece_leaves(from, to, r, t, tol)));
+			vec3 v;
+			float below;
+			bool at_origin;
+			if (usable && find_candidate(from, to, r, t, solid, v, below, at_origin) &&
+			    (at_origin || segment_clear(to, vec3(to.origin_x, to.origin_y, to.origin_z), v, tol)))
+				depth = below;
 		}
 		if (depth >= 0.0) {
+			atomicAdd(counters[VKCOL_COUNTER_WITNESS], 1u);
 			results[p] = vkcol_gpu_result(1u, VKCOL_STAGE_CUBE_MAP, depth, 0u);
 			state[p] = uvec2(0u, VKCOL_PAIR_DECIDED);
 			return;
@@ -320,9 +343,11 @@ void main()
 	// poses: torus 6.28 -> 5.62 us, 250k torus 18.5 -> 17.8; near contact:
 	// torus 39.3 -> 36.6, shell-star 32.6 -> 30.3; the rest unchanged; it had
 	// gone depth first when a candidate lay within the outer map distance).
-	// Without the early accept as many pairs collide as are met, and a hit
-	// stops a depth-first pair early (torus 34.4 -> 22.4 us).
-	bool dive = params.budget > 1u && !searched && (params.flags & VKCOL_EXACT_FIND_ALL) == 0u;
+	// Without a search (the early accept off, or two open meshes) as many
+	// pairs collide as are met, and a hit stops a depth-first pair early
+	// (torus without the early accept 34.4 -> 22.4 us); not when listing
+	// (every node pair is visited then anyway).
+	bool dive = params.budget > 1u && !search && (params.flags & VKCOL_EXACT_FIND_ALL) == 0u;
 	state[p].y = dive ? VKCOL_PAIR_DIVE : 0u;
 	// The host keeps pair_count within the breadth-first and depth-first
 	// regions, so their seeds always fit; the leaf region may be smaller.
@@ -336,4 +361,16 @@ void main()
 		frontier[base + i] = uvec4(p, a.node_first, b.node_first, 0u);
 	else
 		state[p].y |= VKCOL_PAIR_OVERFLOW;
+}
+
+void main()
+{
+	uint i = linear_group_id() * gl_WorkGroupSize.x + gl_LocalInvocationID.x;
+	if (VARIANT == 0u) {
+		if (i < params.pair_count)
+			setup_pass(i);
+	} else if (i < counters[VKCOL_COUNTER_SEARCH]) {
+		uvec4 listed = texelFetch(frontier_texels, int(i));
+		search_pass(listed.x, listed.y != 0u);
+	}
 }

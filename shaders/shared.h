@@ -200,8 +200,9 @@ VKCOL_STRUCT(vkcol_sample_raw_params) {
 // breadth-first item counts, [2] the level's capacity-clamped count, [3]
 // triangle pairs listed, [4] pairs accepted on a cube-map witness; the
 // depth-first and the leaf regions' counts (below); [11] pairs accepted on
-// overlapping inner balls; then VKCOL_MAX_LEVELS per-level item counts
-// (statistics) from VKCOL_COUNTER_LEVELS on.
+// overlapping inner balls; [12] pairs the setup listed for the search pass;
+// then VKCOL_MAX_LEVELS per-level item counts (statistics) from
+// VKCOL_COUNTER_LEVELS on.
 #define VKCOL_MAX_LEVELS 128
 #define VKCOL_COUNTER_LIST 3
 #define VKCOL_COUNTER_WITNESS 4
@@ -212,7 +213,8 @@ VKCOL_STRUCT(vkcol_sample_raw_params) {
 // The same for the leaf region.
 #define VKCOL_COUNTER_LEAF 8
 #define VKCOL_COUNTER_BALLS 11
-#define VKCOL_COUNTER_LEVELS 12
+#define VKCOL_COUNTER_SEARCH 12
+#define VKCOL_COUNTER_LEVELS 13
 // Words of the indirect-argument buffer: traverse, dive, leaves (4 each).
 #define VKCOL_EXACT_ARGS_WORDS 12
 #define VKCOL_COUNTER_WORDS (VKCOL_COUNTER_LEVELS + VKCOL_MAX_LEVELS)

@@ -632,7 +632,7 @@ static uint32_t traverse_budget(const vkcol_context *ctx)
 // Entries of the device's triangle-pair list per chunk (16 bytes each).
 #define EXACT_LIST_MAX (1u << 20)
 
-#define EXACT_PIPELINES 6
+#define EXACT_PIPELINES 7
 
 typedef struct exact_buffers {
 	gpu_buffer pairs, results, state, frames, counters, args, list;
@@ -644,7 +644,7 @@ typedef struct exact_buffers {
 	// write.
 	gpu_buffer frontiers[2];
 	VkDescriptorSet sets[EXACT_PIPELINES][2];
-	gpu_pipeline *pipes[EXACT_PIPELINES]; // setup, args, traverse, contain, dive, leaves
+	gpu_pipeline *pipes[EXACT_PIPELINES]; // setup, args, traverse, contain, dive, leaves, search
 	uint32_t chunk, capacity, levels, list_capacity, flags;
 	uint32_t budget;    // depth-first steps per item of a diving pair (1: breadth first only)
 	uint32_t dive_base; // frontier slots [dive_base, capacity) hold depth-first items
@@ -711,7 +711,8 @@ static vkcol_result exact_buffers_create(vkcol_context *ctx, uint32_t chunk, uin
 	TRY(gpu_buffer_create(ctx, (VkDeviceSize)(list_capacity ? list_capacity : 1) * 16, storage, GPU_MEMORY_READBACK,
 	                      "exact triangle-pair list", &b->list));
 	const pipeline_id ids[EXACT_PIPELINES] = {PIPELINE_EXACT_SETUP,   PIPELINE_EXACT_ARGS, PIPELINE_EXACT_TRAVERSE,
-	                                          PIPELINE_EXACT_CONTAIN, PIPELINE_EXACT_DIVE, PIPELINE_EXACT_LEAVES};
+	                                          PIPELINE_EXACT_CONTAIN, PIPELINE_EXACT_DIVE, PIPELINE_EXACT_LEAVES,
+	                                          PIPELINE_EXACT_SEARCH};
 	batch_pool *pool = ctx->pool;
 	gpu_binding bindings[2][14 + EXACT_TEXEL_BUFFERS];
 	for (int parity = 0; parity < 2; parity++) {
@@ -821,9 +822,13 @@ static vkcol_result exact_pass(vkcol_context *ctx, exact_buffers *b, const vkcol
 		vkcol_exact_params params = {n,         MESH_MAX_COUNT, b->capacity, 0, b->flags, b->list_capacity,
 		                             b->budget, b->dive_base,   b->leaf_base};
 		uint32_t groups = (n + VKCOL_WORKGROUP_SIZE - 1) / VKCOL_WORKGROUP_SIZE;
-		// The setup writes the frontier level 0 reads: it is bound as the
-		// level before level 0.
-		gpu_pipeline_dispatch(ctx, cmd, b->pipes[0], b->sets[0][1], &params, groups);
+		// The setup lists the pairs it leaves undecided in the frontier that
+		// level 0 writes (it is bound as level 0); the search pass reads
+		// them there and seeds the frontier level 0 reads (it is bound as
+		// the level before level 0).
+		gpu_pipeline_dispatch(ctx, cmd, b->pipes[0], b->sets[0][0], &params, groups);
+		gpu_barrier_all(ctx, cmd);
+		gpu_pipeline_dispatch(ctx, cmd, b->pipes[6], b->sets[6][1], &params, groups);
 		for (uint32_t level = 0; level < b->levels; level++) {
 			uint32_t parity = level & 1;
 			gpu_barrier_all(ctx, cmd);
