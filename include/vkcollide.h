@@ -337,7 +337,8 @@ typedef enum vkcol_mode {
 	/// disagreement with exact mode is measured per resolution in README.md.
 	VKCOL_MODE_APPROX = 1,
 	/// Agrees with vkcol_reference_collide on pairs farther than the float
-	/// tolerance from touching (about 2e-6 x the coordinates' magnitude):
+	/// tolerance from touching (about 2e-6 x the meshes' size plus their
+	/// distance; meshes and poses far from the origin are moved to it first):
 	/// bounding volumes, then a breadth-first traversal of both AABB trees on
 	/// the device with exact triangle tests, then containment (closed meshes).
 	VKCOL_MODE_EXACT = 2,

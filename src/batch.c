@@ -472,6 +472,39 @@ static bool finite3(const float *v, int n)
 	return true;
 }
 
+// Copies pairs[0 .. count) for the device. A pair of a recentred mesh
+// (mesh_cpu.centre), or with a pose farther from the origin than 4x the
+// meshes' reach from their own origins, goes as B's pose in A's stored frame
+// with A at the identity, computed in double (ref_pair_pose): the shaders'
+// float frames (make_frames) would otherwise subtract large translations and
+// lose the precision of the meshes' size. Other pairs go as they are (the
+// same frames, no host work). The pairs are validated already.
+static void upload_pairs(const vkcol_context *ctx, const vkcol_pair *pairs, uint64_t count, const uint64_t *at,
+                         vkcol_gpu_pair *out)
+{
+	for (uint64_t i = 0; i < count; i++) {
+		const vkcol_pair *in = &pairs[at ? at[i] : i];
+		const mesh_cpu *a = &device_mesh_slot(ctx, in->a)->cpu, *b = &device_mesh_slot(ctx, in->b)->cpu;
+		float reach = 0.0f, far = 0.0f;
+		bool recentred = false;
+		for (int k = 0; k < 3; k++) {
+			reach = fmaxf(reach, fabsf(a->sphere_center[k]) + fabsf(b->sphere_center[k]));
+			far = fmaxf(far, fmaxf(fabsf(in->pose_a.translation[k]), fabsf(in->pose_b.translation[k])));
+			recentred = recentred || a->centre[k] != 0.0f || b->centre[k] != 0.0f;
+		}
+		reach += a->sphere_radius + b->sphere_radius;
+		vkcol_pose rel;
+		if ((!recentred && far <= 4.0f * reach) || !ref_pair_pose(a, b, &in->pose_a, &in->pose_b, &rel)) {
+			memcpy(&out[i], in, sizeof(vkcol_gpu_pair));
+			continue;
+		}
+		out[i] = (vkcol_gpu_pair){.mesh_a = in->a.id, .mesh_b = in->b.id, .qa_w = 1.0f,
+		                          .qb_w = rel.rotation[0], .qb_x = rel.rotation[1], .qb_y = rel.rotation[2],
+		                          .qb_z = rel.rotation[3], .tb_x = rel.translation[0], .tb_y = rel.translation[1],
+		                          .tb_z = rel.translation[2]};
+	}
+}
+
 // Every pair is checked before any work starts, so an error never discards
 // answers already computed. *map_array: the cube array every mesh of the
 // batch has its map in, or VKCOL_MAP_ARRAYS when they differ (the
@@ -810,11 +843,9 @@ static vkcol_result exact_pass(vkcol_context *ctx, exact_buffers *b, const vkcol
 	vkcol_result res = VKCOL_SUCCESS;
 	for (uint64_t first = 0; first < count; first += b->chunk) {
 		uint32_t n = (uint32_t)(count - first < b->chunk ? count - first : b->chunk);
-		vkcol_gpu_pair *up = b->pairs.mapped;
-		for (uint32_t i = 0; i < n; i++) {
+		for (uint32_t i = 0; i < n; i++)
 			at[i] = index ? index[first + i] : base + first + i;
-			memcpy(&up[i], &pairs[at[i]], sizeof(vkcol_gpu_pair));
-		}
+		upload_pairs(ctx, pairs, n, at, b->pairs.mapped);
 		VkCommandBuffer cmd;
 		TRY(gpu_begin_once(ctx, &cmd));
 		ctx->vk.vkCmdFillBuffer(cmd, b->counters.buffer, 0, VK_WHOLE_SIZE, 0);
@@ -1141,7 +1172,7 @@ VKCOL_API vkcol_result vkcol_batch_run(vkcol_context *ctx, const vkcol_batch_des
 			}
 		}
 		uint64_t count = desc->pair_count - first < chunk ? desc->pair_count - first : chunk;
-		memcpy(f->pairs.mapped, &desc->pairs[first], count * sizeof(vkcol_gpu_pair));
+		upload_pairs(ctx, &desc->pairs[first], count, NULL, f->pairs.mapped);
 		VkCommandBufferBeginInfo begin = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
 		                                  .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT};
 		VK_TRY(env, ctx->vk.vkBeginCommandBuffer(f->cmd, &begin));

@@ -848,6 +848,43 @@ cleanup:
 // ---------------------------------------------------------------------------
 // mesh_cpu
 
+static void compute_aabb(mesh_cpu *m)
+{
+	for (int k = 0; k < 3; ++k) {
+		m->aabb_min[k] = FLT_MAX;
+		m->aabb_max[k] = -FLT_MAX;
+	}
+	for (uint32_t v = 0; v < m->vertex_count; ++v) {
+		for (int k = 0; k < 3; ++k) {
+			float x = m->positions[3 * (size_t)v + k];
+			m->aabb_min[k] = x < m->aabb_min[k] ? x : m->aabb_min[k];
+			m->aabb_max[k] = x > m->aabb_max[k] ? x : m->aabb_max[k];
+		}
+	}
+}
+
+// Moves a mesh whose AABB centre lies farther from the origin than its half
+// diagonal to the origin (mesh_cpu.centre). Meshes nearer keep their
+// coordinates: their float precision is already that of their size.
+static void recentre(mesh_cpu *m)
+{
+	double c[3], half2 = 0.0, far = 0.0;
+	for (int k = 0; k < 3; ++k) {
+		c[k] = 0.5 * ((double)m->aabb_min[k] + m->aabb_max[k]);
+		double h = 0.5 * ((double)m->aabb_max[k] - m->aabb_min[k]);
+		half2 += h * h;
+		far = fmax(far, fabs(c[k]));
+		m->centre[k] = 0.0f;
+	}
+	if (m->vertex_count == 0 || far <= sqrt(half2))
+		return;
+	for (int k = 0; k < 3; ++k)
+		m->centre[k] = (float)c[k];
+	for (size_t i = 0; i < 3 * (size_t)m->vertex_count; ++i)
+		m->positions[i] = (float)((double)m->positions[i] - m->centre[i % 3]);
+	compute_aabb(m);
+}
+
 vkcol_result mesh_cpu_build(const core_env *env, const vkcol_mesh_desc *desc, mesh_cpu *out)
 {
 	vkcol_result res = VKCOL_SUCCESS;
@@ -878,17 +915,8 @@ vkcol_result mesh_cpu_build(const core_env *env, const vkcol_mesh_desc *desc, me
 		memcpy(out->positions + 3 * (size_t)v, vertex_at(desc, stride, v), 3 * sizeof(float));
 	memcpy(out->indices, desc->indices, 3 * (size_t)nt * sizeof(uint32_t));
 
-	for (int k = 0; k < 3; ++k) {
-		out->aabb_min[k] = FLT_MAX;
-		out->aabb_max[k] = -FLT_MAX;
-	}
-	for (uint32_t v = 0; v < nv; ++v) {
-		for (int k = 0; k < 3; ++k) {
-			float x = out->positions[3 * (size_t)v + k];
-			out->aabb_min[k] = x < out->aabb_min[k] ? x : out->aabb_min[k];
-			out->aabb_max[k] = x > out->aabb_max[k] ? x : out->aabb_max[k];
-		}
-	}
+	compute_aabb(out);
+	recentre(out);
 
 	TRY(weld_vertices(env, out));
 	TRY(analyse_topology(env, out));
@@ -1108,11 +1136,13 @@ VKCOL_API vkcol_result vkcol_mesh_get_info(const vkcol_context *ctx, vkcol_mesh 
 	out->closed = m->closed;
 	out->boundary_edge_count = m->boundary_edge_count;
 	out->nonmanifold_edge_count = m->nonmanifold_edge_count;
+	// In the caller's coordinates.
 	for (int k = 0; k < 3; ++k) {
-		out->aabb_min[k] = m->aabb_min[k];
-		out->aabb_max[k] = m->aabb_max[k];
-		out->sphere_center[k] = m->sphere_center[k];
-		out->origin[k] = m->origin[k];
+		double c = m->centre[k];
+		out->aabb_min[k] = (float)(m->aabb_min[k] + c);
+		out->aabb_max[k] = (float)(m->aabb_max[k] + c);
+		out->sphere_center[k] = (float)(m->sphere_center[k] + c);
+		out->origin[k] = (float)(m->origin[k] + c);
 	}
 	out->sphere_radius = m->sphere_radius;
 	out->origin_inside = m->origin_inside;

@@ -13,7 +13,14 @@
 typedef struct mesh_cpu {
 	uint32_t vertex_count;
 	uint32_t triangle_count;
-	float *positions;       // 3 floats per vertex, tightly packed copy
+	// Subtracted from the caller's positions when the mesh lies farther from
+	// its coordinate origin than its own size (else 0): every position,
+	// box, origin and ball below is relative to it, so that float work on
+	// the device keeps the precision of the mesh's size, not of its
+	// placement. vkcol_mesh_get_info and the poses (ref_pair_transform)
+	// add it back.
+	float centre[3];
+	float *positions;       // 3 floats per vertex, tightly packed copy, minus centre
 	uint32_t *indices;      // 3 per triangle, caller's order
 	uint32_t *weld;         // per vertex: representative vertex with equal position
 	uint32_t unique_vertex_count;

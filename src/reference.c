@@ -537,6 +537,48 @@ static bool collide_env(const core_env *env, const mesh_cpu *a, const mesh_cpu *
 	return any_component_inside(env, b, a, b_in_a, NULL) || any_component_inside(env, a, b, NULL, b_in_a);
 }
 
+bool ref_pair_transform(const mesh_cpu *a, const mesh_cpu *b, const vkcol_pose *pose_a, const vkcol_pose *pose_b,
+                        ref_transform *out)
+{
+	ref_transform ta, tb;
+	if (!ref_pose_transform(pose_a, &ta) || !ref_pose_transform(pose_b, &tb))
+		return false;
+	// x_a + ca = rel (x_b + cb): x_a = rel.r x_b + (rel.r cb + rel.t - ca).
+	*out = ref_relative(&ta, &tb);
+	for (int i = 0; i < 3; ++i)
+		out->t[i] += out->r[i][0] * b->centre[0] + out->r[i][1] * b->centre[1] + out->r[i][2] * b->centre[2] -
+		             a->centre[i];
+	return true;
+}
+
+bool ref_pair_pose(const mesh_cpu *a, const mesh_cpu *b, const vkcol_pose *pose_a, const vkcol_pose *pose_b,
+                   vkcol_pose *out)
+{
+	ref_transform rel;
+	if (!ref_pair_transform(a, b, pose_a, pose_b, &rel))
+		return false;
+	// conj(qa) qb (Hamilton, w first), whose rotation is Ra^T Rb = rel.r.
+	double qa[4], qb[4], na = 0.0, nb = 0.0;
+	for (int k = 0; k < 4; ++k) {
+		qa[k] = pose_a->rotation[k];
+		qb[k] = pose_b->rotation[k];
+		na += qa[k] * qa[k];
+		nb += qb[k] * qb[k];
+	}
+	double s = 1.0 / sqrt(na * nb);
+	double w = qa[0] * qb[0] + qa[1] * qb[1] + qa[2] * qb[2] + qa[3] * qb[3];
+	double x = qa[0] * qb[1] - qb[0] * qa[1] - (qa[2] * qb[3] - qa[3] * qb[2]);
+	double y = qa[0] * qb[2] - qb[0] * qa[2] - (qa[3] * qb[1] - qa[1] * qb[3]);
+	double z = qa[0] * qb[3] - qb[0] * qa[3] - (qa[1] * qb[2] - qa[2] * qb[1]);
+	out->rotation[0] = (float)(w * s);
+	out->rotation[1] = (float)(x * s);
+	out->rotation[2] = (float)(y * s);
+	out->rotation[3] = (float)(z * s);
+	for (int k = 0; k < 3; ++k)
+		out->translation[k] = (float)rel.t[k];
+	return true;
+}
+
 bool ref_collide(const mesh_cpu *a, const mesh_cpu *b, const ref_transform *b_in_a)
 {
 	if (a == NULL || b == NULL || b_in_a == NULL)
@@ -559,13 +601,12 @@ VKCOL_API vkcol_result vkcol_reference_collide(const vkcol_context *ctx, const v
 	const mesh_slot *sb = device_mesh_slot(ctx, pair->b);
 	if (sa == NULL || sb == NULL)
 		return VKCOL_ERROR_INVALID_HANDLE;
-	ref_transform ta, tb;
-	if (!ref_pose_transform(&pair->pose_a, &ta) || !ref_pose_transform(&pair->pose_b, &tb)) {
+	ref_transform rel;
+	if (!ref_pair_transform(&sa->cpu, &sb->cpu, &pair->pose_a, &pair->pose_b, &rel)) {
 		CORE_ERROR(&ctx->env, "vkcol_reference_collide: a pose has a zero or non-finite rotation, or a "
 		                      "non-finite translation");
 		return VKCOL_ERROR_INVALID_ARGUMENT;
 	}
-	ref_transform rel = ref_relative(&ta, &tb);
 	*collide = collide_env(&ctx->env, &sa->cpu, &sb->cpu, &rel);
 	return VKCOL_SUCCESS;
 }
@@ -618,13 +659,12 @@ VKCOL_API vkcol_result vkcol_reference_triangle_pairs(const vkcol_context *ctx, 
 	const mesh_slot *sb = device_mesh_slot(ctx, pair->b);
 	if (sa == NULL || sb == NULL)
 		return VKCOL_ERROR_INVALID_HANDLE;
-	ref_transform ta, tb;
-	if (!ref_pose_transform(&pair->pose_a, &ta) || !ref_pose_transform(&pair->pose_b, &tb)) {
+	ref_transform rel;
+	if (!ref_pair_transform(&sa->cpu, &sb->cpu, &pair->pose_a, &pair->pose_b, &rel)) {
 		CORE_ERROR(&ctx->env, "vkcol_reference_triangle_pairs: a pose has a zero or non-finite rotation, or a "
 		                      "non-finite translation");
 		return VKCOL_ERROR_INVALID_ARGUMENT;
 	}
-	ref_transform rel = ref_relative(&ta, &tb);
 	pair_collector c = {entries, capacity, 0};
 	ref_surface_pairs(&sa->cpu, &sb->cpu, &rel, collect_pair, &c);
 	ref_sort_triangle_pairs(entries, c.count < capacity ? c.count : capacity);

@@ -19,6 +19,17 @@ bool ref_pose_transform(const vkcol_pose *pose, ref_transform *out);
 // inverse(a) * b: maps B's mesh coordinates into A's.
 ref_transform ref_relative(const ref_transform *a, const ref_transform *b);
 
+// The transform from mesh b's stored coordinates into mesh a's (both minus
+// their mesh_cpu.centre) for the caller's poses of a and b, in double.
+// Returns false for a zero or non-finite quaternion or translation.
+bool ref_pair_transform(const mesh_cpu *a, const mesh_cpu *b, const vkcol_pose *pose_a, const vkcol_pose *pose_b,
+                        ref_transform *out);
+
+// The same as a pose of b in a's stored frame (a at the identity), for the
+// device: the quaternion and translation computed in double, then rounded.
+bool ref_pair_pose(const mesh_cpu *a, const mesh_cpu *b, const vkcol_pose *pose_a, const vkcol_pose *pose_b,
+                   vkcol_pose *out);
+
 // Is point p (mesh coordinates) inside the solid bounded by the closed mesh?
 // Ray parity through the tree, robust to rays grazing edges and vertices
 // (such rays are discarded and another direction is cast). Points on the

@@ -12,6 +12,16 @@
 #include "shared.h"
 
 
+// R(q) c for the unit quaternion of pose p.
+static void rotate(const vkcol_pose *p, const float c[3], float rc[3])
+{
+	float qw = p->rotation[0], qx = p->rotation[1], qy = p->rotation[2], qz = p->rotation[3];
+	float tx = 2 * (qy * c[2] - qz * c[1]), ty = 2 * (qz * c[0] - qx * c[2]), tz = 2 * (qx * c[1] - qy * c[0]);
+	rc[0] = c[0] + qw * tx + (qy * tz - qz * ty);
+	rc[1] = c[1] + qw * ty + (qz * tx - qx * tz);
+	rc[2] = c[2] + qw * tz + (qx * ty - qy * tx);
+}
+
 // B's pose: a random rotation, and B's bounding-sphere centre placed at a
 // random offset from A's, uniform in a ball of radius `reach`.
 static vkcol_pose random_pose(uint64_t *state, const vkcol_mesh_info *a, const vkcol_mesh_info *b, float reach,
@@ -21,11 +31,8 @@ static vkcol_pose random_pose(uint64_t *state, const vkcol_mesh_info *a, const v
 	double x[3];
 	meshgen_random_in_ball(state, x);
 	// R(q) cb, so that B's sphere centre lands at a's centre + offset.
-	float qw = p.rotation[0], qx = p.rotation[1], qy = p.rotation[2], qz = p.rotation[3];
-	const float *c = b->sphere_center;
-	float tx = 2 * (qy * c[2] - qz * c[1]), ty = 2 * (qz * c[0] - qx * c[2]), tz = 2 * (qx * c[1] - qy * c[0]);
-	float rc[3] = {c[0] + qw * tx + (qy * tz - qz * ty), c[1] + qw * ty + (qz * tx - qx * tz),
-	               c[2] + qw * tz + (qx * ty - qy * tx)};
+	float rc[3];
+	rotate(&p, b->sphere_center, rc);
 	float off[3] = {(float)x[0] * reach * offset_scale, (float)x[1] * reach * offset_scale,
 	                (float)x[2] * reach * offset_scale};
 	for (int k = 0; k < 3; k++)
@@ -59,8 +66,9 @@ static agreement compare(vkcol_context *ctx, vkcol_mesh a, vkcol_mesh b, uint32_
                          uint32_t chunk, vkcol_batch_stats *stats)
 {
 	agreement g = {0};
-	vkcol_mesh_info ia; // A's sphere centre: the nudges below are radial about it
+	vkcol_mesh_info ia, ib; // the sphere centres: the nudges below are radial about A's
 	ENSURE(vkcol_mesh_get_info(ctx, a, &ia) == VKCOL_SUCCESS);
+	ENSURE(vkcol_mesh_get_info(ctx, b, &ib) == VKCOL_SUCCESS);
 	vkcol_pair *pairs = random_pairs(ctx, a, b, n, reach_factor, seed);
 	vkcol_pair_result *results = malloc(n * sizeof(*results));
 	vkcol_batch_desc bd = {
@@ -76,13 +84,17 @@ static agreement compare(vkcol_context *ctx, vkcol_mesh a, vkcol_mesh b, uint32_
 			continue;
 		// Is the pose within the tolerance band? Move B's offset by 1e-4.
 		bool flips = false;
+		float rc[3];
+		rotate(&pairs[i].pose_b, ib.sphere_center, rc);
 		for (int s = -1; s <= 1; s += 2) {
 			vkcol_pair moved = pairs[i];
 			vkcol_pose *pb = &moved.pose_b;
-			// A radial nudge of 1e-4 of the placement about A's sphere centre.
-			for (int k = 0; k < 3; k++)
-				pb->translation[k] = pairs[i].pose_b.translation[k] +
-				                     (float)s * 1e-4f * (pairs[i].pose_b.translation[k] - ia.sphere_center[k]);
+			// A radial nudge of 1e-4 of the offset of B's sphere centre
+			// from A's (A at the identity).
+			for (int k = 0; k < 3; k++) {
+				float offset = rc[k] + pairs[i].pose_b.translation[k] - ia.sphere_center[k];
+				pb->translation[k] = pairs[i].pose_b.translation[k] + (float)s * 1e-4f * offset;
+			}
 			bool other = false;
 			ENSURE(vkcol_reference_collide(ctx, &moved, &other) == VKCOL_SUCCESS);
 			flips |= other != want;
@@ -163,6 +175,61 @@ static void test_against_reference(void)
 	meshgen_free(&box);
 	meshgen_free(&open_box);
 	meshgen_free(&star);
+	ENSURE_EQ_INT(vkcol_context_validation_message_count(ctx), 0);
+	vkcol_context_destroy(ctx);
+}
+
+// Meshes far from their coordinate origin (world coordinates of a scene)
+// are recentred inside the library, so exact mode keeps the precision of
+// the meshes' size: a torus 2e4 from the origin agrees with the reference
+// as one at the origin does (before recentring, float frames at those
+// coordinates made 8.5 % of such poses false positives). Its info stays in
+// the caller's coordinates. And a pose far from the origin (the world frame
+// of both meshes 1e4 away) changes nothing either.
+static void test_far_from_origin(void)
+{
+	vkcol_context *ctx = gpu_context();
+	if (!ctx)
+		return;
+	meshgen_mesh torus;
+	ENSURE(meshgen_torus(&torus, 1.0f, 0.35f, 48, 16));
+	const float far[3] = {1.0e4f, -2.0e4f, 5.0e3f};
+	meshgen_transform(&torus, 1.0f, far);
+	vkcol_mesh m = gpu_mesh(ctx, &torus, 32, "far torus");
+	vkcol_mesh_info info;
+	ENSURE(vkcol_mesh_get_info(ctx, m, &info) == VKCOL_SUCCESS);
+	for (int k = 0; k < 3; k++)
+		ENSURE_MSG(fabsf(info.sphere_center[k] - far[k]) < 0.01f && info.aabb_min[k] < far[k] &&
+		               info.aabb_max[k] > far[k] && fabsf(info.origin[k] - far[k]) < 1.5f,
+		           "axis %d: centre %g, box %g..%g, origin %g", k, info.sphere_center[k], info.aabb_min[k],
+		           info.aabb_max[k], info.origin[k]);
+	report("far torus", compare(ctx, m, m, 1500, 1.03f, 21, 0, NULL));
+	// The same poses with both meshes placed 1e4 away in a world frame.
+	vkcol_pair *pairs = random_pairs(ctx, m, m, 1500, 1.03f, 21);
+	vkcol_pair_result *here = malloc(1500 * sizeof(*here)), *there = malloc(1500 * sizeof(*there));
+	vkcol_batch_desc bd = {.pairs = pairs, .pair_count = 1500, .mode = VKCOL_MODE_EXACT};
+	ENSURE(vkcol_batch_run(ctx, &bd, here) == VKCOL_SUCCESS);
+	uint32_t differ = 0, wrong = 0;
+	for (uint32_t i = 0; i < 1500; i++) {
+		vkcol_pose *poses[2] = {&pairs[i].pose_a, &pairs[i].pose_b};
+		for (int p = 0; p < 2; p++)
+			poses[p]->translation[0] += 1.0e4f;
+	}
+	ENSURE(vkcol_batch_run(ctx, &bd, there) == VKCOL_SUCCESS);
+	for (uint32_t i = 0; i < 1500; i++) {
+		bool want = false;
+		ENSURE(vkcol_reference_collide(ctx, &pairs[i], &want) == VKCOL_SUCCESS);
+		differ += here[i].collide != there[i].collide;
+		wrong += (bool)there[i].collide != want;
+	}
+	printf("     world frame 1e4 away: %u of 1500 answers differ, %u from the reference\n", differ, wrong);
+	// Moving both poses by 1e4 in float moves them by up to 1e-3 apart:
+	// only poses within that of touching may change.
+	ENSURE(differ <= 15 && wrong <= 15);
+	free(pairs);
+	free(here);
+	free(there);
+	meshgen_free(&torus);
 	ENSURE_EQ_INT(vkcol_context_validation_message_count(ctx), 0);
 	vkcol_context_destroy(ctx);
 }
@@ -612,6 +679,7 @@ int main(int argc, char **argv)
 	}
 	RUN_TEST(test_containment);
 	RUN_TEST(test_against_reference);
+	RUN_TEST(test_far_from_origin);
 	RUN_TEST(test_overflow_reruns);
 	RUN_TEST(test_depth_first);
 	RUN_TEST(test_leaf_sizes);
