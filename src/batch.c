@@ -482,19 +482,28 @@ static bool finite3(const float *v, int n)
 static void upload_pairs(const vkcol_context *ctx, const vkcol_pair *pairs, uint64_t count, const uint64_t *at,
                          vkcol_gpu_pair *out)
 {
+	// Batches mostly repeat their meshes: the last pair's lookup is kept.
+	uint32_t last_a = 0, last_b = 0;
+	const mesh_cpu *a = NULL, *b = NULL;
+	float limit = 0.0f; // 4x the meshes' reach; -1 when one is recentred
 	for (uint64_t i = 0; i < count; i++) {
 		const vkcol_pair *in = &pairs[at ? at[i] : i];
-		const mesh_cpu *a = &device_mesh_slot(ctx, in->a)->cpu, *b = &device_mesh_slot(ctx, in->b)->cpu;
-		float reach = 0.0f, far = 0.0f;
-		bool recentred = false;
-		for (int k = 0; k < 3; k++) {
-			reach = fmaxf(reach, fabsf(a->sphere_center[k]) + fabsf(b->sphere_center[k]));
-			far = fmaxf(far, fmaxf(fabsf(in->pose_a.translation[k]), fabsf(in->pose_b.translation[k])));
-			recentred = recentred || a->centre[k] != 0.0f || b->centre[k] != 0.0f;
+		if (a == NULL || in->a.id != last_a || in->b.id != last_b) {
+			last_a = in->a.id, last_b = in->b.id;
+			a = &device_mesh_slot(ctx, in->a)->cpu, b = &device_mesh_slot(ctx, in->b)->cpu;
+			float reach = 0.0f;
+			bool recentred = false;
+			for (int k = 0; k < 3; k++) {
+				reach = fmaxf(reach, fabsf(a->sphere_center[k]) + fabsf(b->sphere_center[k]));
+				recentred = recentred || a->centre[k] != 0.0f || b->centre[k] != 0.0f;
+			}
+			limit = recentred ? -1.0f : 4.0f * (reach + a->sphere_radius + b->sphere_radius);
 		}
-		reach += a->sphere_radius + b->sphere_radius;
+		float far = 0.0f;
+		for (int k = 0; k < 3; k++)
+			far = fmaxf(far, fmaxf(fabsf(in->pose_a.translation[k]), fabsf(in->pose_b.translation[k])));
 		vkcol_pose rel;
-		if ((!recentred && far <= 4.0f * reach) || !ref_pair_pose(a, b, &in->pose_a, &in->pose_b, &rel)) {
+		if (far <= limit || !ref_pair_pose(a, b, &in->pose_a, &in->pose_b, &rel)) {
 			memcpy(&out[i], in, sizeof(vkcol_gpu_pair));
 			continue;
 		}
