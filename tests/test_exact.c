@@ -184,8 +184,8 @@ static void test_against_reference(void)
 // the meshes' size: a torus 2e4 from the origin agrees with the reference
 // as one at the origin does (before recentring, float frames at those
 // coordinates made 8.5 % of such poses false positives). Its info stays in
-// the caller's coordinates. And a pose far from the origin (the world frame
-// of both meshes 1e4 away) changes nothing either.
+// the caller's coordinates. And a world frame far from the origin (both
+// poses turned and moved 1e4 away) changes nothing either.
 static void test_far_from_origin(void)
 {
 	vkcol_context *ctx = gpu_context();
@@ -204,16 +204,30 @@ static void test_far_from_origin(void)
 		           "axis %d: centre %g, box %g..%g, origin %g", k, info.sphere_center[k], info.aabb_min[k],
 		           info.aabb_max[k], info.origin[k]);
 	report("far torus", compare(ctx, m, m, 1500, 1.03f, 21, 0, NULL));
-	// The same poses with both meshes placed 1e4 away in a world frame.
+	// The same poses in a world frame turned by w and moved 1e4 away: each
+	// pose p becomes w p (quaternion product, rotated translation plus w's).
 	vkcol_pair *pairs = random_pairs(ctx, m, m, 1500, 1.03f, 21);
 	vkcol_pair_result *here = malloc(1500 * sizeof(*here)), *there = malloc(1500 * sizeof(*there));
 	vkcol_batch_desc bd = {.pairs = pairs, .pair_count = 1500, .mode = VKCOL_MODE_EXACT};
 	ENSURE(vkcol_batch_run(ctx, &bd, here) == VKCOL_SUCCESS);
 	uint32_t differ = 0, wrong = 0;
+	const vkcol_pose w = pose_rot(0.7f, 0.36f, -0.48f, 0.8f, 1.0e4f, -3.0e3f, 2.0e3f); // a unit axis
+	const float *qw = w.rotation;
 	for (uint32_t i = 0; i < 1500; i++) {
 		vkcol_pose *poses[2] = {&pairs[i].pose_a, &pairs[i].pose_b};
-		for (int p = 0; p < 2; p++)
-			poses[p]->translation[0] += 1.0e4f;
+		for (int p = 0; p < 2; p++) {
+			const float *q = poses[p]->rotation;
+			float prod[4] = {qw[0] * q[0] - qw[1] * q[1] - qw[2] * q[2] - qw[3] * q[3],
+			                 qw[0] * q[1] + qw[1] * q[0] + qw[2] * q[3] - qw[3] * q[2],
+			                 qw[0] * q[2] - qw[1] * q[3] + qw[2] * q[0] + qw[3] * q[1],
+			                 qw[0] * q[3] + qw[1] * q[2] - qw[2] * q[1] + qw[3] * q[0]};
+			float rt[3];
+			rotate(&w, poses[p]->translation, rt);
+			for (int k = 0; k < 4; k++)
+				poses[p]->rotation[k] = prod[k];
+			for (int k = 0; k < 3; k++)
+				poses[p]->translation[k] = rt[k] + w.translation[k];
+		}
 	}
 	ENSURE(vkcol_batch_run(ctx, &bd, there) == VKCOL_SUCCESS);
 	for (uint32_t i = 0; i < 1500; i++) {
@@ -222,7 +236,7 @@ static void test_far_from_origin(void)
 		differ += here[i].collide != there[i].collide;
 		wrong += (bool)there[i].collide != want;
 	}
-	printf("     world frame 1e4 away: %u of 1500 answers differ, %u from the reference\n", differ, wrong);
+	printf("     world frame turned and 1e4 away: %u of 1500 answers differ, %u from the reference\n", differ, wrong);
 	// Moving both poses by 1e4 in float moves them by up to 1e-3 apart:
 	// only poses within that of touching may change.
 	ENSURE(differ <= 15 && wrong <= 15);
