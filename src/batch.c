@@ -154,26 +154,32 @@ static uint32_t emit_vertices(const mesh_cpu *m, uint32_t *remap, float *out, fl
 	return n;
 }
 
-// The inner radius the shaders may trust: float transforms of points at the
-// mesh's coordinates err by a few ulps of the largest coordinate, so that much
-// (generously) comes off; 0 disables the inner-ball test.
+// What float transforms of points at the mesh's coordinates may err by (a
+// few ulps of the largest coordinate, generously): taken off the radii of
+// the balls the shaders trust to lie inside.
+static double rounding_margin(const mesh_cpu *m)
+{
+	return 1e-5 * mesh_coordinate_scale(m);
+}
+
+// The inner radius the shaders may trust (the rounding margin off); 0
+// disables the inner-ball test.
 static float inner_radius_for_gpu(const mesh_cpu *m)
 {
 	if (!m->closed || !m->origin_inside)
 		return 0.0f;
-	double scale = mesh_coordinate_scale(m);
-	double r = m->inner_radius - 1e-5 * scale;
+	double r = m->inner_radius - rounding_margin(m);
 	return r > 0 ? (float)r : 0.0f;
 }
 
 // The inner balls (mesh_cpu.balls) the shaders may trust, as vec4s into out,
-// radii shrunk as inner_radius_for_gpu's; returns how many.
+// the rounding margin off their radii; returns how many.
 static uint32_t inner_balls_for_gpu(const mesh_cpu *m, float *out)
 {
-	double scale = mesh_coordinate_scale(m);
+	double margin = rounding_margin(m);
 	uint32_t n = 0;
 	for (uint32_t i = 0; i < m->ball_count; i++) {
-		double r = m->balls[i][3] - 1e-5 * scale;
+		double r = m->balls[i][3] - margin;
 		if (r <= 0)
 			continue;
 		memcpy(&out[4 * n], m->balls[i], 3 * sizeof(float));
@@ -557,7 +563,7 @@ static vkcol_result validate_pairs(const vkcol_context *ctx, const vkcol_batch_d
 }
 
 typedef struct frame {
-	gpu_buffer pairs;   // host-visible: the shader reads the caller's pairs in place
+	gpu_buffer pairs;   // host-visible: the chunk's pairs as upload_pairs writes them
 	gpu_buffer results; // host-visible: read back without a copy
 	gpu_buffer stats;   // VKCOL_STAT_WORDS counters, zeroed per chunk
 	gpu_buffer jobs;    // cluster jobs, group jobs, spilled pairs (shared.h)
