@@ -154,21 +154,13 @@ static uint32_t emit_vertices(const mesh_cpu *m, uint32_t *remap, float *out, fl
 	return n;
 }
 
-// What float transforms of points at the mesh's coordinates may err by (a
-// few ulps of the largest coordinate, generously): taken off the radii of
-// the balls the shaders trust to lie inside.
-static double rounding_margin(const mesh_cpu *m)
-{
-	return 1e-5 * mesh_coordinate_scale(m);
-}
-
 // The inner radius the shaders may trust (the rounding margin off); 0
 // disables the inner-ball test.
 static float inner_radius_for_gpu(const mesh_cpu *m)
 {
 	if (!m->closed || !m->origin_inside)
 		return 0.0f;
-	double r = m->inner_radius - rounding_margin(m);
+	double r = m->inner_radius - mesh_rounding_margin(m);
 	return r > 0 ? (float)r : 0.0f;
 }
 
@@ -176,7 +168,7 @@ static float inner_radius_for_gpu(const mesh_cpu *m)
 // the rounding margin off their radii; returns how many.
 static uint32_t inner_balls_for_gpu(const mesh_cpu *m, float *out)
 {
-	double margin = rounding_margin(m);
+	double margin = mesh_rounding_margin(m);
 	uint32_t n = 0;
 	for (uint32_t i = 0; i < m->ball_count; i++) {
 		double r = m->balls[i][3] - margin;

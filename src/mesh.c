@@ -746,12 +746,12 @@ cleanup:
 	return found;
 }
 
-double mesh_coordinate_scale(const mesh_cpu *m)
+double mesh_rounding_margin(const mesh_cpu *m)
 {
 	double scale = 0.0;
 	for (int k = 0; k < 3; ++k)
 		scale = fmax(scale, fmax(fabs(m->aabb_min[k]), fabs(m->aabb_max[k])));
-	return scale;
+	return 1e-5 * scale;
 }
 
 static void find_origin(const core_env *env, mesh_cpu *m, const double centroid[3], const double area_centroid[3])
@@ -766,8 +766,7 @@ static void find_origin(const core_env *env, mesh_cpu *m, const double centroid[
 	// that float rounding at the mesh's coordinates (about 6e-8 relative)
 	// cannot undo. Relative to the coordinates, not the size, so that thin
 	// solids (plates, shells, thin tubes) still get an inside origin.
-	double scale = mesh_coordinate_scale(m);
-	double margin = 1e-5 * scale;
+	double margin = mesh_rounding_margin(m);
 
 	double c[3];
 	for (int k = 0; k < 3; ++k)
@@ -819,8 +818,7 @@ static void find_inner_balls(const core_env *env, mesh_cpu *m)
 		n++;
 	}
 	qsort(s.cands, n, sizeof(origin_candidate), compare_candidate);
-	double scale = mesh_coordinate_scale(m);
-	double margin = 1e-5 * scale, smallest = 0.05 * m->sphere_radius;
+	double margin = mesh_rounding_margin(m), smallest = 0.05 * m->sphere_radius;
 	for (size_t i = 0; i < n && m->ball_count < MESH_INNER_BALLS && s.cands[i].bound >= smallest; ++i) {
 		double c[3];
 		for (int k = 0; k < 3; ++k)

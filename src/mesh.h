@@ -54,6 +54,7 @@ vkcol_result mesh_cpu_build(const core_env *env, const vkcol_mesh_desc *desc, me
 // Accepts a zeroed or partially built mesh.
 void mesh_cpu_free(const core_env *env, mesh_cpu *mesh);
 
-// The largest absolute coordinate of the mesh's AABB: float rounding of
-// points at the mesh's coordinates is a few ulps of it.
-double mesh_coordinate_scale(const mesh_cpu *m);
+// What float rounding of points at the mesh's coordinates may err by: a few
+// ulps (about 6e-8 relative) of its largest absolute coordinate, generously
+// (1e-5 of it). Taken off every distance the float shaders trust.
+double mesh_rounding_margin(const mesh_cpu *m);
