@@ -41,7 +41,12 @@ void main()
 	counters[in_index ^ 1u] = 0u;
 	counters[VKCOL_COUNTER_DIVE + (in_index ^ 1u)] = 0u;
 	counters[VKCOL_COUNTER_LEAF + (in_index ^ 1u)] = 0u;
+	counters[VKCOL_COUNTER_CAND + (in_index ^ 1u)] = 0u;
 	set_args(0u, n);      // exact_traverse.comp
 	set_args(4u, n_dive); // exact_dive.comp
 	set_args(8u, n_leaf); // exact_leaves.comp
+	// exact_leaves.comp's variant 1: the leaf-leaf items of the previous
+	// level whose culls left triangle pairs (at most as many as its
+	// leaf-leaf items, so never clamped).
+	set_args(12u, counters[VKCOL_COUNTER_CAND + in_index]);
 }

@@ -75,7 +75,7 @@ void main()
 			stop = state[p].x != 0u;
 	}
 	for (uint k = 0u; k < found && !stop; k++)
-		stop = test_leaves(p, node_at(leaf_pairs[k].x), node_at(leaf_pairs[k].y), r, abs_r, t, tol);
+		stop = test_leaves(p, node_at(leaf_pairs[k].x), node_at(leaf_pairs[k].y), r, abs_r, t, tol, false);
 	if (stop || sp == 0u)
 		return;
 	uint end;

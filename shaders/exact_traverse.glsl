@@ -27,6 +27,7 @@ bool separates(vec3 axis, float ref, vec3 a0, vec3 a1, vec3 a2, vec3 b0, vec3 b1
 	return amax < bmin - slack || bmax < amin - slack;
 }
 
+// The two normals are not tried here: test_leaves culls by them first.
 bool triangles_intersect(vec3 a0, vec3 a1, vec3 a2, vec3 b0, vec3 b1, vec3 b2, float tol)
 {
 	vec3 ea[3] = vec3[3](a1 - a0, a2 - a1, a0 - a2);
@@ -35,8 +36,6 @@ bool triangles_intersect(vec3 a0, vec3 a1, vec3 a2, vec3 b0, vec3 b1, vec3 b2, f
 	float lb[3] = float[3](dot(eb[0], eb[0]), dot(eb[1], eb[1]), dot(eb[2], eb[2]));
 	vec3 na = cross(ea[0], ea[1]), nb = cross(eb[0], eb[1]);
 	float lna = la[0] * la[1], lnb = lb[0] * lb[1];
-	if (separates(na, lna, a0, a1, a2, b0, b1, b2, tol) || separates(nb, lnb, a0, a1, a2, b0, b1, b2, tol))
-		return false;
 	for (int i = 0; i < 3; i++)
 		for (int j = 0; j < 3; j++)
 			if (separates(cross(ea[i], eb[j]), la[i] * lb[j], a0, a1, a2, b0, b1, b2, tol))
@@ -99,8 +98,13 @@ bool hit(uint p, uint tri_a, uint tri_b)
 	return false;
 }
 
-// Both leaves: every triangle pair that survives the box culls is tested.
-// Returns true when the pair's search should stop (a hit, unless listing).
+// Both leaves: every triangle pair that survives the culls is tested. The
+// culls: A's triangles against B's leaf box, B's against A's, then each
+// remaining pair's triangle boxes and the two triangles' planes (the first
+// two axes of the separating axis test, which triangles_intersect then
+// leaves out). With cull_only, nothing is tested: returns whether any
+// triangle pair survived (exact_leaves.comp's variant 0). Otherwise returns
+// true when the pair's search should stop (a hit, unless listing).
 // The loops end through their conditions, not early returns: see
 // exact_setup.comp for the lavapipe miscompile this avoids inside loops.
 // The culls first collect the surviving pairs as bits of a mask, then the
@@ -109,7 +113,7 @@ bool hit(uint p, uint tri_a, uint tri_b)
 // inside the cull loops would cost every triangle pair of every lane. A's
 // triangles go in windows of up to 32 and B's in batches whose pairs fill
 // at most 32 bits (a window of 4 and a batch of 8 for leaves of 4).
-bool test_leaves(uint p, vkcol_gpu_node na, vkcol_gpu_node nb, mat3 r, mat3 abs_r, vec3 t, float tol)
+bool test_leaves(uint p, vkcol_gpu_node na, vkcol_gpu_node nb, mat3 r, mat3 abs_r, vec3 t, float tol, bool cull_only)
 {
 	vec3 cb = r * centre(nb) + t, eb = abs_r * extent(nb) + vec3(tol);
 	vec3 la = node_min(na) - vec3(tol), ha = node_max(na) + vec3(tol);
@@ -140,13 +144,25 @@ bool test_leaves(uint p, vkcol_gpu_node na, vkcol_gpu_node nb, mat3 r, mat3 abs_
 				// B's triangle against A's leaf box, then against each
 				// surviving triangle's box.
 				bool near = !(any(greaterThan(lb, ha)) || any(lessThan(hb, la)));
+				vec3 eb0 = b1 - b0, eb1 = b2 - b1;
+				vec3 nb = cross(eb0, eb1);
+				float lnb = dot(eb0, eb0) * dot(eb1, eb1);
 				for (uint k = 0u; near && k < na_w; k++) {
 					uvec4 tri_a = triangle_at(na.first + wa + k);
 					vec3 a0 = vertex_at(tri_a.x).xyz, a1 = vertex_at(tri_a.y).xyz, a2 = vertex_at(tri_a.z).xyz;
 					vec3 lo = min(a0, min(a1, a2)), hi = max(a0, max(a1, a2));
-					if ((mask & (1u << k)) != 0u && !(any(greaterThan(lb, hi)) || any(lessThan(hb, lo))))
+					vec3 ea0 = a1 - a0, ea1 = a2 - a1;
+					vec3 nak = cross(ea0, ea1);
+					float lna = dot(ea0, ea0) * dot(ea1, ea1);
+					if ((mask & (1u << k)) != 0u && !(any(greaterThan(lb, hi)) || any(lessThan(hb, lo))) &&
+					    !separates(nak, lna, a0, a1, a2, b0, b1, b2, tol) &&
+					    !separates(nb, lnb, a0, a1, a2, b0, b1, b2, tol))
 						candidates |= 1u << (j * na_w + k);
 				}
+			}
+			if (cull_only) {
+				stop = candidates != 0u;
+				candidates = 0u;
 			}
 			while (candidates != 0u && !stop) {
 				uint bit = uint(findLSB(candidates));

@@ -192,17 +192,21 @@ VKCOL_STRUCT(vkcol_sample_raw_params) {
 // every item in a frontier is a node pair whose boxes overlap (children are
 // tested before they are written).
 // A frontier buffer has three regions: breadth-first items of inner node
-// pairs [0, leaf_base), leaf-leaf items [leaf_base, dive_base) (tested by
+// pairs [0, leaf_base), leaf-leaf items [leaf_base, dive_base) (culled by
 // exact_leaves.comp, so that no SIMD group of exact_traverse.comp runs the
 // triangle loops for one lane), and the depth-first pairs' items
-// [dive_base, capacity).
+// [dive_base, capacity). Past them, as many slots as the leaf region has
+// from cand_base (= capacity) on hold the leaf-leaf items whose culls left
+// triangle pairs to test: written, like the other regions, by the level
+// before the one that reads them (exact_leaves.comp, both variants).
 // Counters (binding 10 of the exact shaders): [0], [1] the two frontiers'
 // breadth-first item counts, [2] the level's capacity-clamped count, [3]
 // triangle pairs listed, [4] pairs accepted on a cube-map witness; the
 // depth-first and the leaf regions' counts (below); [11] pairs accepted on
 // overlapping inner balls; [12] pairs the setup listed for the search pass;
-// then VKCOL_MAX_LEVELS per-level item counts (statistics) from
-// VKCOL_COUNTER_LEVELS on.
+// [13], [14] the leaf-leaf items with triangle pairs to test that the two
+// frontiers hold (from cand_base); then VKCOL_MAX_LEVELS per-level item
+// counts (statistics) from VKCOL_COUNTER_LEVELS on.
 #define VKCOL_MAX_LEVELS 128
 #define VKCOL_COUNTER_LIST 3
 #define VKCOL_COUNTER_WITNESS 4
@@ -214,9 +218,11 @@ VKCOL_STRUCT(vkcol_sample_raw_params) {
 #define VKCOL_COUNTER_LEAF 8
 #define VKCOL_COUNTER_BALLS 11
 #define VKCOL_COUNTER_SEARCH 12
-#define VKCOL_COUNTER_LEVELS 13
-// Words of the indirect-argument buffer: traverse, dive, leaves (4 each).
-#define VKCOL_EXACT_ARGS_WORDS 12
+#define VKCOL_COUNTER_CAND 13
+#define VKCOL_COUNTER_LEVELS 15
+// Words of the indirect-argument buffer: traverse, dive, leaves, triangles
+// (4 each).
+#define VKCOL_EXACT_ARGS_WORDS 16
 #define VKCOL_COUNTER_WORDS (VKCOL_COUNTER_LEVELS + VKCOL_MAX_LEVELS)
 
 // Per pair, exact mode: triangle pairs found intersecting, and flags.
@@ -239,13 +245,14 @@ VKCOL_STRUCT(vkcol_sample_raw_params) {
 VKCOL_STRUCT(vkcol_exact_params) {
 	VKCOL_U32 pair_count;
 	VKCOL_U32 mesh_index_mask;
-	VKCOL_U32 capacity;      // items per frontier buffer
+	VKCOL_U32 capacity;      // items of a frontier buffer's three regions
 	VKCOL_U32 level;         // traversal level (0-based) of this dispatch
 	VKCOL_U32 flags;         // VKCOL_EXACT_*
 	VKCOL_U32 list_capacity; // entries of the triangle-pair list buffer
 	VKCOL_U32 budget;        // depth-first steps per traversal item, 1 .. VKCOL_TRAVERSE_BUDGET_MAX
 	VKCOL_U32 dive_base;     // first frontier slot of depth-first pairs' items (capacity when none)
 	VKCOL_U32 leaf_base;     // first frontier slot of leaf-leaf items (dive_base when none)
+	VKCOL_U32 cand_base;     // first frontier slot of leaf-leaf items with triangle pairs to test (capacity)
 } VKCOL_STRUCT_END(vkcol_exact_params)
 
 // Most depth-first steps one traversal invocation takes before handing what
@@ -263,7 +270,9 @@ VKCOL_STRUCT(vkcol_exact_params) {
 // Specialization constant ids: 0 is the workgroup size (local_size_x_id);
 // VKCOL_SPEC_MAP_ARRAY is the one cube array a batch's maps share, or
 // VKCOL_MAP_ARRAYS when they do not (map_sample.glsl); VKCOL_SPEC_VARIANT
-// picks a variant of a shader (approx_pairs.comp: 1 = the spilled pairs).
+// picks a variant of a shader (approx_pairs.comp: 1 = the spilled pairs;
+// exact_setup.comp: 1 = the witness search). exact_leaves.comp's variants
+// are compiled apart instead (shaders/meson.build).
 #define VKCOL_SPEC_MAP_ARRAY 1
 #define VKCOL_SPEC_VARIANT 2
 
@@ -281,7 +290,7 @@ _Static_assert(sizeof(vkcol_gpu_pair) == 64, "std430 layout of vkcol_gpu_pair");
 _Static_assert(sizeof(vkcol_gpu_result) == 16, "std430 layout of vkcol_gpu_result");
 _Static_assert(sizeof(vkcol_approx_params) == 24, "push constant layout");
 _Static_assert(sizeof(vkcol_sample_raw_params) == 16, "push constant layout");
-_Static_assert(sizeof(vkcol_exact_params) == 36, "push constant layout");
+_Static_assert(sizeof(vkcol_exact_params) == 40, "push constant layout");
 _Static_assert(sizeof(vkcol_gpu_node) == 32, "std430 layout of vkcol_gpu_node");
 _Static_assert(sizeof(vkcol_gpu_triangle) == 16, "std430 layout of vkcol_gpu_triangle");
 _Static_assert(sizeof(vkcol_gpu_vertex) == 16, "std430 layout of vkcol_gpu_vertex");

@@ -642,13 +642,18 @@ cleanup:
 
 // --- exact mode -------------------------------------------------------------
 
-// Items per frontier (16 bytes each; one binding), bounded by a binding's
-// range; 2^21 items are 32 MiB per frontier.
+// Items of a frontier's three regions (16 bytes each; one binding, also
+// read as texels), bounded so that the buffer, with up to half as many
+// slots again for the candidate items, fits a binding; 2^21 items are 32 MiB
+// (and 8 MiB of candidate slots) per frontier.
 static uint32_t frontier_capacity(const vkcol_context *ctx)
 {
 	if (ctx->frontier_capacity_override)
 		return ctx->frontier_capacity_override;
 	uint64_t by_binding = ctx->props.limits.maxStorageBufferRange / 16;
+	if (by_binding > ctx->props.limits.maxTexelBufferElements)
+		by_binding = ctx->props.limits.maxTexelBufferElements;
+	by_binding = by_binding / 3 * 2;
 	return by_binding < (1u << 21) ? (uint32_t)by_binding : (1u << 21);
 }
 
@@ -672,7 +677,7 @@ static uint32_t traverse_budget(const vkcol_context *ctx)
 // Entries of the device's triangle-pair list per chunk (16 bytes each).
 #define EXACT_LIST_MAX (1u << 20)
 
-#define EXACT_PIPELINES 7
+#define EXACT_PIPELINES 8
 
 typedef struct exact_buffers {
 	gpu_buffer pairs, results, state, frames, counters, args, list;
@@ -684,11 +689,12 @@ typedef struct exact_buffers {
 	// write.
 	gpu_buffer frontiers[2];
 	VkDescriptorSet sets[EXACT_PIPELINES][2];
-	gpu_pipeline *pipes[EXACT_PIPELINES]; // setup, args, traverse, contain, dive, leaves, search
+	gpu_pipeline *pipes[EXACT_PIPELINES]; // setup, args, traverse, contain, dive, leaves, search, triangles
 	uint32_t chunk, capacity, levels, list_capacity, flags;
 	uint32_t budget;    // depth-first steps per item of a diving pair (1: breadth first only)
 	uint32_t dive_base; // frontier slots [dive_base, capacity) hold depth-first items
 	uint32_t leaf_base; // [0, leaf_base) breadth-first items, [leaf_base, dive_base) leaf-leaf ones
+	uint32_t cand_base; // then from capacity, dive_base - leaf_base slots: leaf-leaf items with triangle pairs left
 } exact_buffers;
 
 // Where the listed triangle pairs go (desc->triangles): entries of the
@@ -724,6 +730,10 @@ static vkcol_result exact_buffers_create(vkcol_context *ctx, uint32_t chunk, uin
 	// Leaf-leaf items get half of the rest (none in a frontier too small to
 	// split: their pairs then overflow, and the CPU reference answers them).
 	b->leaf_base = b->dive_base >= 2 ? b->dive_base - b->dive_base / 2 : b->dive_base;
+	// After the three regions, the leaf-leaf items whose culls left triangle
+	// pairs to test: as many slots as the leaf region, as each of its items
+	// adds at most one.
+	b->cand_base = b->capacity;
 	// Every pair's seed must fit in the breadth-first and the depth-first
 	// regions; the breadth-first one is never the larger.
 	if (b->chunk > b->leaf_base)
@@ -741,18 +751,18 @@ static vkcol_result exact_buffers_create(vkcol_context *ctx, uint32_t chunk, uin
 	TRY(gpu_buffer_create(ctx, (VkDeviceSize)b->chunk * VKCOL_FRAME_VEC4S * 16, texel, GPU_MEMORY_DEVICE,
 	                      "exact pair frames", &b->frames));
 	for (int k = 0; k < 2; k++)
-		TRY(gpu_buffer_create(ctx, (VkDeviceSize)b->capacity * 16, texel, GPU_MEMORY_DEVICE,
+		TRY(gpu_buffer_create(ctx, ((VkDeviceSize)b->capacity + b->dive_base - b->leaf_base) * 16, texel, GPU_MEMORY_DEVICE,
 		                      k ? "exact frontier 1" : "exact frontier 0", &b->frontiers[k]));
 	TRY(gpu_buffer_create(ctx, VKCOL_COUNTER_WORDS * 4, storage, GPU_MEMORY_READBACK, "exact counters", &b->counters));
-	// Three indirect dispatches per level: breadth-first, depth-first and
-	// leaf-leaf items.
+	// Four indirect dispatches per level: breadth-first, depth-first and
+	// leaf-leaf items, and the triangle tests.
 	TRY(gpu_buffer_create(ctx, VKCOL_EXACT_ARGS_WORDS * 4, storage | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT, GPU_MEMORY_DEVICE,
 	                      "exact indirect args", &b->args));
 	TRY(gpu_buffer_create(ctx, (VkDeviceSize)(list_capacity ? list_capacity : 1) * 16, storage, GPU_MEMORY_READBACK,
 	                      "exact triangle-pair list", &b->list));
 	const pipeline_id ids[EXACT_PIPELINES] = {PIPELINE_EXACT_SETUP,   PIPELINE_EXACT_ARGS, PIPELINE_EXACT_TRAVERSE,
 	                                          PIPELINE_EXACT_CONTAIN, PIPELINE_EXACT_DIVE, PIPELINE_EXACT_LEAVES,
-	                                          PIPELINE_EXACT_SEARCH};
+	                                          PIPELINE_EXACT_SEARCH,  PIPELINE_EXACT_TRIANGLES};
 	batch_pool *pool = ctx->pool;
 	gpu_binding bindings[2][14 + EXACT_TEXEL_BUFFERS];
 	for (int parity = 0; parity < 2; parity++) {
@@ -857,8 +867,8 @@ static vkcol_result exact_pass(vkcol_context *ctx, exact_buffers *b, const vkcol
 		TRY(gpu_begin_once(ctx, &cmd));
 		ctx->vk.vkCmdFillBuffer(cmd, b->counters.buffer, 0, VK_WHOLE_SIZE, 0);
 		gpu_barrier_all(ctx, cmd);
-		vkcol_exact_params params = {n,         MESH_MAX_COUNT, b->capacity, 0, b->flags, b->list_capacity,
-		                             b->budget, b->dive_base,   b->leaf_base};
+		vkcol_exact_params params = {n,         MESH_MAX_COUNT, b->capacity, 0,          b->flags, b->list_capacity,
+		                             b->budget, b->dive_base,   b->leaf_base, b->cand_base};
 		uint32_t groups = (n + VKCOL_WORKGROUP_SIZE - 1) / VKCOL_WORKGROUP_SIZE;
 		// The setup lists the pairs it leaves undecided in the frontier that
 		// level 0 writes (it is bound as level 0); the search pass reads
@@ -867,16 +877,23 @@ static vkcol_result exact_pass(vkcol_context *ctx, exact_buffers *b, const vkcol
 		gpu_pipeline_dispatch(ctx, cmd, b->pipes[0], b->sets[0][0], &params, groups);
 		gpu_barrier_all(ctx, cmd);
 		gpu_pipeline_dispatch(ctx, cmd, b->pipes[6], b->sets[6][1], &params, groups);
-		for (uint32_t level = 0; level < b->levels; level++) {
+		// One level more than the traversal needs: the last one's triangle tests.
+		for (uint32_t level = 0; level <= b->levels; level++) {
 			uint32_t parity = level & 1;
 			gpu_barrier_all(ctx, cmd);
 			params.level = level;
 			gpu_pipeline_dispatch(ctx, cmd, b->pipes[1], b->sets[1][parity], &params, 1);
 			gpu_barrier_all(ctx, cmd);
 			// The level's size comes from the previous level's counters: no
-			// host round trip between levels. The three shaders read their
+			// host round trip between levels. The four shaders read their
 			// own regions of one frontier and append to the other, so no
-			// barrier lies between them.
+			// barrier lies between them. The triangle tests of the previous
+			// level's leaf-leaf items go first: a pair they find a hit for
+			// spawns no more items (on a driver that runs the dispatches in
+			// order, as lavapipe does; elsewhere it is a hint, as the other
+			// invocations' hits are).
+			gpu_pipeline_dispatch(ctx, cmd, b->pipes[7], b->sets[7][parity], &params, 0);
+			ctx->vk.vkCmdDispatchIndirect(cmd, b->args.buffer, 48);
 			gpu_pipeline_dispatch(ctx, cmd, b->pipes[2], b->sets[2][parity], &params, 0);
 			ctx->vk.vkCmdDispatchIndirect(cmd, b->args.buffer, 0);
 			if (b->budget > 1) {

@@ -78,7 +78,8 @@ typedef enum pipeline_id {
 	PIPELINE_EXACT_DIVE,
 	PIPELINE_EXACT_CONTAIN,
 	PIPELINE_EXACT_LEAVES,
-	PIPELINE_EXACT_SEARCH, // exact_setup.comp, variant 1
+	PIPELINE_EXACT_SEARCH,    // exact_setup.comp, variant 1
+	PIPELINE_EXACT_TRIANGLES, // exact_leaves.comp, variant 1
 	PIPELINE_COUNT
 } pipeline_id;
 

@@ -66,3 +66,8 @@ static const uint32_t exact_leaves_spv[] = {
 #include "exact_leaves.spv.inc"
 };
 const shader_code shader_exact_leaves = {exact_leaves_spv, sizeof(exact_leaves_spv)};
+
+static const uint32_t exact_triangles_spv[] = {
+#include "exact_triangles.spv.inc"
+};
+const shader_code shader_exact_triangles = {exact_triangles_spv, sizeof(exact_triangles_spv)};

@@ -24,3 +24,4 @@ extern const shader_code shader_exact_traverse;
 extern const shader_code shader_exact_dive;
 extern const shader_code shader_exact_contain;
 extern const shader_code shader_exact_leaves;
+extern const shader_code shader_exact_triangles; // exact_leaves.comp, variant 1
