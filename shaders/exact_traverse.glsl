@@ -111,29 +111,36 @@ bool hit(uint p, uint tri_a, uint tri_b)
 // exact test runs once per set bit: a SIMD driver such as lavapipe runs a
 // branch's code whether any lane takes it or not, so a triangle test
 // inside the cull loops would cost every triangle pair of every lane. A's
-// triangles go in windows of up to 32 and B's in batches whose pairs fill
-// at most 32 bits (a window of 4 and a batch of 8 for leaves of 4).
+// triangles go in windows of 4, held in variables for the window (loops of
+// constant length, unrolled, index them by constants, so they stay out of
+// memory: fetching them again for each of B's triangles cost 10 % of the
+// near-contact time), and B's in batches of 8 (32 bits of pairs).
 bool test_leaves(uint p, vkcol_gpu_node na, vkcol_gpu_node nb, mat3 r, mat3 abs_r, vec3 t, float tol, bool cull_only)
 {
 	vec3 cb = r * centre(nb) + t, eb = abs_r * extent(nb) + vec3(tol);
 	vec3 la = node_min(na) - vec3(tol), ha = node_max(na) + vec3(tol);
 	bool stop = false;
-	for (uint wa = 0u; wa < na.count && !stop; wa += 32u) {
-		uint na_w = min(na.count - wa, 32u);
-		// A's triangles of the window against B's leaf box carried into A's
-		// frame (bit k: triangle na.first + wa + k may meet it).
+	for (uint wa = 0u; wa < na.count && !stop; wa += 4u) {
+		uint na_w = min(na.count - wa, 4u);
+		// A's triangles of the window, kept (constant indices after
+		// unrolling: registers, not memory).
+		vec3 A0[4], A1[4], A2[4], NA[4], LO[4], HI[4];
+		float LNA[4];
 		uint mask = 0u;
-		for (uint k = 0u; k < na_w; k++) {
-			uvec4 tri = triangle_at(na.first + wa + k);
+		for (uint k = 0u; k < 4u; k++) {
+			uvec4 tri = triangle_at(na.first + wa + min(k, na_w - 1u));
 			vec3 a0 = vertex_at(tri.x).xyz, a1 = vertex_at(tri.y).xyz, a2 = vertex_at(tri.z).xyz;
 			vec3 lo = min(a0, min(a1, a2)), hi = max(a0, max(a1, a2));
-			if (all(lessThanEqual(max(lo - cb, cb - hi), eb)))
+			vec3 ea0 = a1 - a0, ea1 = a2 - a1;
+			A0[k] = a0; A1[k] = a1; A2[k] = a2; LO[k] = lo; HI[k] = hi;
+			NA[k] = cross(ea0, ea1);
+			LNA[k] = dot(ea0, ea0) * dot(ea1, ea1);
+			if (k < na_w && all(lessThanEqual(max(lo - cb, cb - hi), eb)))
 				mask |= 1u << k;
 		}
-		uint per = 32u / na_w; // B's triangles per batch
-		for (uint jb = 0u; jb < nb.count && mask != 0u && !stop; jb += per) {
-			uint nb_b = min(nb.count - jb, per);
-			// Bit j * na_w + k: B's triangle jb + j and A's k may meet.
+		for (uint jb = 0u; jb < nb.count && mask != 0u && !stop; jb += 8u) {
+			uint nb_b = min(nb.count - jb, 8u);
+			// Bit j * 4 + k: B's triangle jb + j and A's k may meet.
 			uint candidates = 0u;
 			for (uint j = 0u; j < nb_b; j++) {
 				uvec4 tri_b = triangle_at(nb.first + jb + j);
@@ -141,23 +148,15 @@ bool test_leaves(uint p, vkcol_gpu_node na, vkcol_gpu_node nb, mat3 r, mat3 abs_
 				vec3 b1 = r * vertex_at(tri_b.y).xyz + t;
 				vec3 b2 = r * vertex_at(tri_b.z).xyz + t;
 				vec3 lb = min(b0, min(b1, b2)) - vec3(tol), hb = max(b0, max(b1, b2)) + vec3(tol);
-				// B's triangle against A's leaf box, then against each
-				// surviving triangle's box.
 				bool near = !(any(greaterThan(lb, ha)) || any(lessThan(hb, la)));
 				vec3 eb0 = b1 - b0, eb1 = b2 - b1;
 				vec3 nb = cross(eb0, eb1);
 				float lnb = dot(eb0, eb0) * dot(eb1, eb1);
-				for (uint k = 0u; near && k < na_w; k++) {
-					uvec4 tri_a = triangle_at(na.first + wa + k);
-					vec3 a0 = vertex_at(tri_a.x).xyz, a1 = vertex_at(tri_a.y).xyz, a2 = vertex_at(tri_a.z).xyz;
-					vec3 lo = min(a0, min(a1, a2)), hi = max(a0, max(a1, a2));
-					vec3 ea0 = a1 - a0, ea1 = a2 - a1;
-					vec3 nak = cross(ea0, ea1);
-					float lna = dot(ea0, ea0) * dot(ea1, ea1);
-					if ((mask & (1u << k)) != 0u && !(any(greaterThan(lb, hi)) || any(lessThan(hb, lo))) &&
-					    !separates(nak, lna, a0, a1, a2, b0, b1, b2, tol) &&
-					    !separates(nb, lnb, a0, a1, a2, b0, b1, b2, tol))
-						candidates |= 1u << (j * na_w + k);
+				for (uint k = 0u; k < 4u; k++) {
+					if (near && (mask & (1u << k)) != 0u && !(any(greaterThan(lb, HI[k])) || any(lessThan(hb, LO[k]))) &&
+					    !separates(NA[k], LNA[k], A0[k], A1[k], A2[k], b0, b1, b2, tol) &&
+					    !separates(nb, lnb, A0[k], A1[k], A2[k], b0, b1, b2, tol))
+						candidates |= 1u << (j * 4u + k);
 				}
 			}
 			if (cull_only) {
@@ -167,8 +166,8 @@ bool test_leaves(uint p, vkcol_gpu_node na, vkcol_gpu_node nb, mat3 r, mat3 abs_
 			while (candidates != 0u && !stop) {
 				uint bit = uint(findLSB(candidates));
 				candidates &= candidates - 1u;
-				uvec4 tri_a = triangle_at(na.first + wa + bit % na_w);
-				uvec4 tri_b = triangle_at(nb.first + jb + bit / na_w);
+				uvec4 tri_a = triangle_at(na.first + wa + bit % 4u);
+				uvec4 tri_b = triangle_at(nb.first + jb + bit / 4u);
 				vec3 a0 = vertex_at(tri_a.x).xyz, a1 = vertex_at(tri_a.y).xyz, a2 = vertex_at(tri_a.z).xyz;
 				vec3 b0 = r * vertex_at(tri_b.x).xyz + t;
 				vec3 b1 = r * vertex_at(tri_b.y).xyz + t;
