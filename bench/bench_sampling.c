@@ -3,7 +3,12 @@
 // cube-array image and sampler: the raw rate from sample_raw.comp (random
 // directions, nothing else), stage 1's from an approx batch's counters
 // (cube samples / wall time of the whole batch call, so uploads, stage 0 and
-// readback count against it: a lower bound of stage 1's own rate).
+// readback count against it: a lower bound of stage 1's own rate). Stage 1
+// culls vertices by cluster balls, boxes and cone bounds before it samples,
+// so it takes well under one sample per pair; two more rates say what that
+// buys: the vertices it tests one by one per second, and the vertices of
+// both meshes of the pairs it answers per second (the samples per second a
+// stage 1 that sampled every vertex would need to keep up).
 // Output: one JSON object. Usage: bench_sampling [--pairs N] [--repeat R]
 //   [--resolution N] [--out FILE]
 #include <math.h>
@@ -72,19 +77,24 @@ int main(int argc, char **argv)
 	vkcol_batch_desc bd = {.pairs = pairs, .pair_count = pair_count, .mode = VKCOL_MODE_APPROX, .stats = &stats};
 	if (vkcol_batch_run(ctx, &bd, results) != VKCOL_SUCCESS) // warm-up: pipeline compile, pool
 		return 1;
-	double stage1[64], raw[64], pairs_per_s[64];
+	double stage1[64], raw[64], pairs_per_s[64], tests_per_s[64], vertices_per_s[64];
+	// Both meshes' vertices, for every pair stage 0 leaves to stage 1.
+	const double vertices_per_pair = 2.0 * sphere.vertex_count;
 	for (int r = 0; r < repeat; r++) {
 		// Alternate the two measurements so drift affects both alike.
 		if (vkcol_batch_run(ctx, &bd, results) != VKCOL_SUCCESS)
 			return 1;
 		stage1[r] = (double)stats.cube_samples / stats.seconds;
 		pairs_per_s[r] = (double)stats.pairs / stats.seconds;
+		tests_per_s[r] = (double)stats.vertex_tests / stats.seconds;
+		vertices_per_s[r] = (double)(stats.pairs - stats.sphere_rejected) * vertices_per_pair / stats.seconds;
 		if (batch_raw_sampling_rate(ctx, resolution, 1u << 24, &raw[r]) != VKCOL_SUCCESS)
 			return 1;
 	}
 	vkcol_device_info info;
 	vkcol_context_get_device_info(ctx, &info);
 	double s1 = median(stage1, repeat), rw = median(raw, repeat), pps = median(pairs_per_s, repeat);
+	double tps = median(tests_per_s, repeat), vps = median(vertices_per_s, repeat);
 	FILE *out = out_path ? fopen(out_path, "w") : stdout;
 	if (!out)
 		return 1;
@@ -92,10 +102,12 @@ int main(int argc, char **argv)
 	        "{\"bench\":\"sampling\",\"device\":\"%s\",\"mesh\":\"uv sphere\",\"triangles\":%u,\"resolution\":%u,"
 	        "\"pairs\":%llu,\"repeat\":%d,\"collide_fraction\":%.4f,\"sphere_rejected_fraction\":%.4f,"
 	        "\"samples_per_pair\":%.2f,\"median_pairs_per_s\":%.0f,\"median_stage1_samples_per_s\":%.0f,"
-	        "\"median_raw_samples_per_s\":%.0f,\"stage1_fraction_of_raw\":%.3f}\n",
+	        "\"median_raw_samples_per_s\":%.0f,\"stage1_fraction_of_raw\":%.3f,"
+	        "\"median_stage1_vertex_tests_per_s\":%.0f,\"vertex_tests_fraction_of_raw\":%.3f,"
+	        "\"median_stage1_vertices_answered_per_s\":%.0f,\"vertices_answered_fraction_of_raw\":%.3f}\n",
 	        info.name, sphere.triangle_count, resolution, (unsigned long long)pair_count, repeat,
 	        (double)stats.collisions / (double)stats.pairs, (double)stats.sphere_rejected / (double)stats.pairs,
-	        (double)stats.cube_samples / (double)stats.pairs, pps, s1, rw, s1 / rw);
+	        (double)stats.cube_samples / (double)stats.pairs, pps, s1, rw, s1 / rw, tps, tps / rw, vps, vps / rw);
 	if (out != stdout)
 		fclose(out);
 	free(pairs);
