@@ -45,8 +45,10 @@ void main()
 	set_args(0u, n);      // exact_traverse.comp
 	set_args(4u, n_dive); // exact_dive.comp
 	set_args(8u, n_leaf); // exact_leaves.comp
-	// exact_leaves.comp's variant 1: the leaf-leaf items of the previous
-	// level whose culls left triangle pairs (at most as many as its
-	// leaf-leaf items, so never clamped).
-	set_args(12u, counters[VKCOL_COUNTER_CAND + in_index]);
+	// exact_leaves.comp's variant 1: the triangle pairs the previous level's
+	// culls left (clamped as the regions are: the pairs of entries that did
+	// not fit were flagged).
+	uint n_cand = min(counters[VKCOL_COUNTER_CAND + in_index], params.dive_base - params.leaf_base);
+	counters[VKCOL_COUNTER_CAND + 2u] = n_cand;
+	set_args(12u, n_cand);
 }

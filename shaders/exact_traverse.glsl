@@ -98,13 +98,48 @@ bool hit(uint p, uint tri_a, uint tri_b)
 	return false;
 }
 
+// Tests the triangle pairs of `bits` (bit j * 4 + k: A's triangle first_a + k
+// and B's first_b + j, in the triangle pool); returns true when the pair's
+// search should stop (a hit, unless listing).
+bool test_candidates(uint p, uint first_a, uint first_b, uint bits, mat3 r, vec3 t, float tol)
+{
+	bool stop = false;
+	while (bits != 0u && !stop) {
+		uint bit = uint(findLSB(bits));
+		bits &= bits - 1u;
+		uvec4 tri_a = triangle_at(first_a + bit % 4u);
+		uvec4 tri_b = triangle_at(first_b + bit / 4u);
+		vec3 a0 = vertex_at(tri_a.x).xyz, a1 = vertex_at(tri_a.y).xyz, a2 = vertex_at(tri_a.z).xyz;
+		vec3 b0 = r * vertex_at(tri_b.x).xyz + t;
+		vec3 b1 = r * vertex_at(tri_b.y).xyz + t;
+		vec3 b2 = r * vertex_at(tri_b.z).xyz + t;
+		if (triangles_intersect(a0, a1, a2, b0, b1, b2, tol))
+			stop = hit(p, tri_a.w, tri_b.w);
+	}
+	return stop;
+}
+
+// Writes triangle pairs `bits` (as test_candidates reads them) of pair p
+// to the candidate region of the frontier the next level reads, for
+// exact_triangles (exact_leaves.comp, variant 1). A pair whose entry does
+// not fit is flagged for a rerun.
+void put_candidates(uint p, uint first_a, uint first_b, uint bits)
+{
+	uint j = atomicAdd(counters[VKCOL_COUNTER_CAND + ((params.level & 1u) ^ 1u)], 1u);
+	if (j < params.dive_base - params.leaf_base)
+		frontier[params.cand_base + j] = uvec4(p, first_a, first_b, bits);
+	else
+		atomicOr(state[p].y, VKCOL_PAIR_OVERFLOW);
+}
+
 // Both leaves: every triangle pair that survives the culls is tested. The
 // culls: A's triangles against B's leaf box, B's against A's, then each
 // remaining pair's triangle boxes and the two triangles' planes (the first
 // two axes of the separating axis test, which triangles_intersect then
-// leaves out). With cull_only, nothing is tested: returns whether any
-// triangle pair survived (exact_leaves.comp's variant 0). Otherwise returns
-// true when the pair's search should stop (a hit, unless listing).
+// leaves out). With cull_only, nothing is tested: the surviving pairs go to
+// the candidate region (put_candidates; exact_leaves.comp's variant 0), one
+// entry per window of A and batch of B that has any. Otherwise returns true
+// when the pair's search should stop (a hit, unless listing).
 // The loops end through their conditions, not early returns: see
 // exact_setup.comp for the lavapipe miscompile this avoids inside loops.
 // The culls first collect the surviving pairs as bits of a mask, then the
@@ -160,20 +195,10 @@ bool test_leaves(uint p, vkcol_gpu_node na, vkcol_gpu_node nb, mat3 r, mat3 abs_
 				}
 			}
 			if (cull_only) {
-				stop = candidates != 0u;
-				candidates = 0u;
-			}
-			while (candidates != 0u && !stop) {
-				uint bit = uint(findLSB(candidates));
-				candidates &= candidates - 1u;
-				uvec4 tri_a = triangle_at(na.first + wa + bit % 4u);
-				uvec4 tri_b = triangle_at(nb.first + jb + bit / 4u);
-				vec3 a0 = vertex_at(tri_a.x).xyz, a1 = vertex_at(tri_a.y).xyz, a2 = vertex_at(tri_a.z).xyz;
-				vec3 b0 = r * vertex_at(tri_b.x).xyz + t;
-				vec3 b1 = r * vertex_at(tri_b.y).xyz + t;
-				vec3 b2 = r * vertex_at(tri_b.z).xyz + t;
-				if (triangles_intersect(a0, a1, a2, b0, b1, b2, tol))
-					stop = hit(p, tri_a.w, tri_b.w);
+				if (candidates != 0u)
+					put_candidates(p, na.first + wa, nb.first + jb, candidates);
+			} else {
+				stop = test_candidates(p, na.first + wa, nb.first + jb, candidates, r, t, tol);
 			}
 		}
 	}

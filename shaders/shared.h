@@ -196,17 +196,19 @@ VKCOL_STRUCT(vkcol_sample_raw_params) {
 // exact_leaves.comp, so that no SIMD group of exact_traverse.comp runs the
 // triangle loops for one lane), and the depth-first pairs' items
 // [dive_base, capacity). Past them, as many slots as the leaf region has
-// from cand_base (= capacity) on hold the leaf-leaf items whose culls left
-// triangle pairs to test: written, like the other regions, by the level
-// before the one that reads them (exact_leaves.comp, both variants).
+// from cand_base (= capacity) on hold the triangle pairs the leaf culls
+// left to test, as (pair, first triangle of A, first of B, bits: see
+// test_candidates): written, like the other regions, by the level before
+// the one that reads them (exact_leaves.comp, both variants).
 // Counters (binding 10 of the exact shaders): [0], [1] the two frontiers'
 // breadth-first item counts, [2] the level's capacity-clamped count, [3]
 // triangle pairs listed, [4] pairs accepted on a cube-map witness; the
 // depth-first and the leaf regions' counts (below); [11] pairs accepted on
 // overlapping inner balls; [12] pairs the setup listed for the search pass;
-// [13], [14] the leaf-leaf items with triangle pairs to test that the two
-// frontiers hold (from cand_base); then VKCOL_MAX_LEVELS per-level item
-// counts (statistics) from VKCOL_COUNTER_LEVELS on.
+// [13], [14] the entries of triangle pairs to test that the two frontiers
+// hold (from cand_base), [15] the level's clamped count; then
+// VKCOL_MAX_LEVELS per-level item counts (statistics) from
+// VKCOL_COUNTER_LEVELS on.
 #define VKCOL_MAX_LEVELS 128
 #define VKCOL_COUNTER_LIST 3
 #define VKCOL_COUNTER_WITNESS 4
@@ -219,7 +221,7 @@ VKCOL_STRUCT(vkcol_sample_raw_params) {
 #define VKCOL_COUNTER_BALLS 11
 #define VKCOL_COUNTER_SEARCH 12
 #define VKCOL_COUNTER_CAND 13
-#define VKCOL_COUNTER_LEVELS 15
+#define VKCOL_COUNTER_LEVELS 16
 // Words of the indirect-argument buffer: traverse, dive, leaves, triangles
 // (4 each).
 #define VKCOL_EXACT_ARGS_WORDS 16
