@@ -185,12 +185,13 @@ bool test_leaves(uint p, vkcol_gpu_node na, vkcol_gpu_node nb, mat3 r, mat3 abs_
 				vec3 lb = min(b0, min(b1, b2)) - vec3(tol), hb = max(b0, max(b1, b2)) + vec3(tol);
 				bool near = !(any(greaterThan(lb, ha)) || any(lessThan(hb, la)));
 				vec3 eb0 = b1 - b0, eb1 = b2 - b1;
-				vec3 nb = cross(eb0, eb1);
-				float lnb = dot(eb0, eb0) * dot(eb1, eb1);
+				// B's triangle's normal (not the node nb).
+				vec3 normal_b = cross(eb0, eb1);
+				float len_b = dot(eb0, eb0) * dot(eb1, eb1);
 				for (uint k = 0u; k < 4u; k++) {
 					if (near && (mask & (1u << k)) != 0u && !(any(greaterThan(lb, HI[k])) || any(lessThan(hb, LO[k]))) &&
 					    !separates(NA[k], LNA[k], A0[k], A1[k], A2[k], b0, b1, b2, tol) &&
-					    !separates(nb, lnb, A0[k], A1[k], A2[k], b0, b1, b2, tol))
+					    !separates(normal_b, len_b, A0[k], A1[k], A2[k], b0, b1, b2, tol))
 						candidates |= 1u << (j * 4u + k);
 				}
 			}

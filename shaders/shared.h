@@ -254,7 +254,7 @@ VKCOL_STRUCT(vkcol_exact_params) {
 	VKCOL_U32 budget;        // depth-first steps per traversal item, 1 .. VKCOL_TRAVERSE_BUDGET_MAX
 	VKCOL_U32 dive_base;     // first frontier slot of depth-first pairs' items (capacity when none)
 	VKCOL_U32 leaf_base;     // first frontier slot of leaf-leaf items (dive_base when none)
-	VKCOL_U32 cand_base;     // first frontier slot of leaf-leaf items with triangle pairs to test (capacity)
+	VKCOL_U32 cand_base;     // first frontier slot of the triangle pairs the leaf culls left (capacity)
 } VKCOL_STRUCT_END(vkcol_exact_params)
 
 // Most depth-first steps one traversal invocation takes before handing what

@@ -644,7 +644,7 @@ cleanup:
 
 // Items of a frontier's three regions (16 bytes each; one binding, also
 // read as texels), bounded so that the buffer, with up to half as many
-// slots again for the candidate items, fits a binding; 2^21 items are 32 MiB
+// slots again for the candidate entries, fits a binding; 2^21 items are 32 MiB
 // (and 8 MiB of candidate slots) per frontier.
 static uint32_t frontier_capacity(const vkcol_context *ctx)
 {
@@ -694,7 +694,7 @@ typedef struct exact_buffers {
 	uint32_t budget;    // depth-first steps per item of a diving pair (1: breadth first only)
 	uint32_t dive_base; // frontier slots [dive_base, capacity) hold depth-first items
 	uint32_t leaf_base; // [0, leaf_base) breadth-first items, [leaf_base, dive_base) leaf-leaf ones
-	uint32_t cand_base; // then from capacity, dive_base - leaf_base slots: leaf-leaf items with triangle pairs left
+	uint32_t cand_base; // then from capacity, dive_base - leaf_base slots: the triangle pairs the leaf culls left
 } exact_buffers;
 
 // Where the listed triangle pairs go (desc->triangles): entries of the
@@ -730,9 +730,11 @@ static vkcol_result exact_buffers_create(vkcol_context *ctx, uint32_t chunk, uin
 	// Leaf-leaf items get half of the rest (none in a frontier too small to
 	// split: their pairs then overflow, and the CPU reference answers them).
 	b->leaf_base = b->dive_base >= 2 ? b->dive_base - b->dive_base / 2 : b->dive_base;
-	// After the three regions, the leaf-leaf items whose culls left triangle
-	// pairs to test: as many slots as the leaf region, as each of its items
-	// adds at most one.
+	// After the three regions, the triangle pairs the leaf culls left, one
+	// entry per window of A and batch of B with any (shared.h): as many
+	// slots as the leaf region, one entry per leaf-leaf item at most for
+	// leaves of up to 4 triangles; a pair whose entry does not fit is
+	// flagged for a rerun.
 	b->cand_base = b->capacity;
 	// Every pair's seed must fit in the breadth-first and the depth-first
 	// regions; the breadth-first one is never the larger.
