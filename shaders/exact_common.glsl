@@ -89,20 +89,31 @@ void load_frame(uint p, out mat3 r, out vec3 t, out float tol)
 }
 
 // Regions of a frontier buffer (shared.h): the counter word of frontier k's
-// count (add k), and the slots [base, end).
+// count (add k), and the slots [base, end). REGION_CAND: the triangle pairs
+// the leaf culls left, as many slots as the leaf region from cand_base.
 const uint REGION_BREADTH = 0u;
 const uint REGION_LEAF = 1u;
 const uint REGION_DIVE = 2u;
+const uint REGION_CAND = 3u;
 
 uint region_counter(uint region)
 {
-	return region == REGION_DIVE ? VKCOL_COUNTER_DIVE : region == REGION_LEAF ? VKCOL_COUNTER_LEAF : 0u;
+	return region == REGION_DIVE ? VKCOL_COUNTER_DIVE
+	     : region == REGION_LEAF ? VKCOL_COUNTER_LEAF
+	     : region == REGION_CAND ? VKCOL_COUNTER_CAND
+	     : 0u;
 }
 
 void region_slots(uint region, out uint base, out uint end)
 {
-	base = region == REGION_DIVE ? params.dive_base : region == REGION_LEAF ? params.leaf_base : 0u;
-	end = region == REGION_DIVE ? params.capacity : region == REGION_LEAF ? params.dive_base : params.leaf_base;
+	base = region == REGION_DIVE ? params.dive_base
+	     : region == REGION_LEAF ? params.leaf_base
+	     : region == REGION_CAND ? params.cand_base
+	     : 0u;
+	end = region == REGION_DIVE ? params.capacity
+	    : region == REGION_LEAF ? params.dive_base
+	    : region == REGION_CAND ? params.cand_base + (params.dive_base - params.leaf_base)
+	    : params.leaf_base;
 }
 
 // Touching tolerance of a pair in length units: float32 relative precision

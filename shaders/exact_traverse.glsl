@@ -98,6 +98,34 @@ bool hit(uint p, uint tri_a, uint tri_b)
 	return false;
 }
 
+// The frontier this level reads, at slot.
+uvec4 frontier_get(uint slot)
+{
+	return texelFetch(frontier_texels, int(slot));
+}
+
+// Writes item at slot of the frontier the next level reads.
+void frontier_put(uint slot, uvec4 item)
+{
+	frontier[slot] = item;
+}
+
+// Reserves n slots for pair p in a region of the next level's frontier;
+// returns the first slot, and in `end` the region's end. A pair whose slots
+// do not all fit is flagged for a rerun; the slots that fit are written
+// even so, since the next level reads every slot below the clamped count
+// and none may be left stale.
+uint frontier_reserve(uint p, uint region, uint n, out uint end)
+{
+	uint out_index = (params.level & 1u) ^ 1u;
+	uint j = atomicAdd(counters[region_counter(region) + out_index], n);
+	uint base;
+	region_slots(region, base, end);
+	if (j + n > end - base)
+		atomicOr(state[p].y, VKCOL_PAIR_OVERFLOW);
+	return base + j;
+}
+
 // Tests the triangle pairs of `bits` (bit j * 4 + k: A's triangle first_a + k
 // and B's first_b + j, in the triangle pool); returns true when the pair's
 // search should stop (a hit, unless listing).
@@ -125,11 +153,9 @@ bool test_candidates(uint p, uint first_a, uint first_b, uint bits, mat3 r, vec3
 // not fit is flagged for a rerun.
 void put_candidates(uint p, uint first_a, uint first_b, uint bits)
 {
-	uint j = atomicAdd(counters[VKCOL_COUNTER_CAND + ((params.level & 1u) ^ 1u)], 1u);
-	if (j < params.dive_base - params.leaf_base)
-		frontier[params.cand_base + j] = uvec4(p, first_a, first_b, bits);
-	else
-		atomicOr(state[p].y, VKCOL_PAIR_OVERFLOW);
+	uint end, slot = frontier_reserve(p, REGION_CAND, 1u, end);
+	if (slot < end)
+		frontier_put(slot, uvec4(p, first_a, first_b, bits));
 }
 
 // Both leaves: every triangle pair that survives the culls is tested. The
@@ -229,34 +255,6 @@ void split(uvec2 top, vkcol_gpu_node na, vkcol_gpu_node nb, mat3 r, mat3 abs_r, 
 	leaf1 = other_leaf && c1.count > 0u;
 	item0 = split_b ? uvec2(top.x, first) : uvec2(first, top.y);
 	item1 = split_b ? uvec2(top.x, first + 1u) : uvec2(first + 1u, top.y);
-}
-
-// The frontier this level reads, at slot.
-uvec4 frontier_get(uint slot)
-{
-	return texelFetch(frontier_texels, int(slot));
-}
-
-// Writes item at slot of the frontier the next level reads.
-void frontier_put(uint slot, uvec4 item)
-{
-	frontier[slot] = item;
-}
-
-// Reserves n slots for pair p in a region of the next level's frontier;
-// returns the first slot, and in `end` the region's end. A pair whose slots
-// do not all fit is flagged for a rerun; the slots that fit are written
-// even so, since the next level reads every slot below the clamped count
-// and none may be left stale.
-uint frontier_reserve(uint p, uint region, uint n, out uint end)
-{
-	uint out_index = (params.level & 1u) ^ 1u;
-	uint j = atomicAdd(counters[region_counter(region) + out_index], n);
-	uint base;
-	region_slots(region, base, end);
-	if (j + n > end - base)
-		atomicOr(state[p].y, VKCOL_PAIR_OVERFLOW);
-	return base + j;
 }
 
 // Appends the kept items of pair p (bit k of keep: item k; up to four) to
