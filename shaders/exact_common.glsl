@@ -90,7 +90,7 @@ void load_frame(uint p, out mat3 r, out vec3 t, out float tol)
 
 // Regions of a frontier buffer (shared.h): the counter word of frontier k's
 // count (add k), and the slots [base, end). REGION_CAND: the triangle pairs
-// the leaf culls left, as many slots as the leaf region from cand_base.
+// the leaf culls left, as many slots as the leaf region from capacity.
 const uint REGION_BREADTH = 0u;
 const uint REGION_LEAF = 1u;
 const uint REGION_DIVE = 2u;
@@ -108,11 +108,11 @@ void region_slots(uint region, out uint base, out uint end)
 {
 	base = region == REGION_DIVE ? params.dive_base
 	     : region == REGION_LEAF ? params.leaf_base
-	     : region == REGION_CAND ? params.cand_base
+	     : region == REGION_CAND ? params.capacity
 	     : 0u;
 	end = region == REGION_DIVE ? params.capacity
 	    : region == REGION_LEAF ? params.dive_base
-	    : region == REGION_CAND ? params.cand_base + (params.dive_base - params.leaf_base)
+	    : region == REGION_CAND ? params.capacity + (params.dive_base - params.leaf_base)
 	    : params.leaf_base;
 }
 

@@ -5,7 +5,7 @@
 // of one leaf against the other leaf's box (the box axes of the
 // triangle-box separating axis test), then the remaining triangle pairs by
 // their boxes and planes; it writes the pairs left, as bit masks, to the
-// candidate region (from params.cand_base) of the frontier it writes.
+// candidate region (from params.capacity) of the frontier it writes.
 // Variant 1 (exact_triangles), one invocation per such entry, a level later,
 // tests them exactly (float32, separating axes: exact_traverse.glsl).
 // Why apart: a SIMD driver such as lavapipe runs a loop's body at least
@@ -33,7 +33,7 @@ void main()
 		return;
 	// Variant 0: (pair, node of A, node of B, 0); variant 1: (pair, first
 	// triangle of A, first of B, triangle pairs as test_candidates reads).
-	uvec4 it = frontier_get((VARIANT == 0u ? params.leaf_base : params.cand_base) + i);
+	uvec4 it = frontier_get((VARIANT == 0u ? params.leaf_base : params.capacity) + i);
 	uint p = it.x;
 	if ((params.flags & VKCOL_EXACT_FIND_ALL) == 0u && state[p].x != 0u)
 		return; // this pair already has a hit

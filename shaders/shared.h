@@ -196,7 +196,7 @@ VKCOL_STRUCT(vkcol_sample_raw_params) {
 // exact_leaves.comp, so that no SIMD group of exact_traverse.comp runs the
 // triangle loops for one lane), and the depth-first pairs' items
 // [dive_base, capacity). Past them, as many slots as the leaf region has
-// from cand_base (= capacity) on hold the triangle pairs the leaf culls
+// from capacity on hold the triangle pairs the leaf culls
 // left to test, as (pair, first triangle of A, first of B, bits: see
 // test_candidates): written, like the other regions, by the level before
 // the one that reads them (exact_leaves.comp, both variants).
@@ -206,7 +206,7 @@ VKCOL_STRUCT(vkcol_sample_raw_params) {
 // depth-first and the leaf regions' counts (below); [11] pairs accepted on
 // overlapping inner balls; [12] pairs the setup listed for the search pass;
 // [13], [14] the entries of triangle pairs to test that the two frontiers
-// hold (from cand_base), [15] the level's clamped count; then
+// hold (from capacity), [15] the level's clamped count; then
 // VKCOL_MAX_LEVELS per-level item counts (statistics) from
 // VKCOL_COUNTER_LEVELS on.
 #define VKCOL_MAX_LEVELS 128
@@ -247,14 +247,13 @@ VKCOL_STRUCT(vkcol_sample_raw_params) {
 VKCOL_STRUCT(vkcol_exact_params) {
 	VKCOL_U32 pair_count;
 	VKCOL_U32 mesh_index_mask;
-	VKCOL_U32 capacity;      // items of a frontier buffer's three regions
+	VKCOL_U32 capacity;      // items of a frontier buffer's three regions (the candidates' first slot)
 	VKCOL_U32 level;         // traversal level (0-based) of this dispatch
 	VKCOL_U32 flags;         // VKCOL_EXACT_*
 	VKCOL_U32 list_capacity; // entries of the triangle-pair list buffer
 	VKCOL_U32 budget;        // depth-first steps per traversal item, 1 .. VKCOL_TRAVERSE_BUDGET_MAX
 	VKCOL_U32 dive_base;     // first frontier slot of depth-first pairs' items (capacity when none)
 	VKCOL_U32 leaf_base;     // first frontier slot of leaf-leaf items (dive_base when none)
-	VKCOL_U32 cand_base;     // first frontier slot of the triangle pairs the leaf culls left (capacity)
 } VKCOL_STRUCT_END(vkcol_exact_params)
 
 // Most depth-first steps one traversal invocation takes before handing what
@@ -292,7 +291,7 @@ _Static_assert(sizeof(vkcol_gpu_pair) == 64, "std430 layout of vkcol_gpu_pair");
 _Static_assert(sizeof(vkcol_gpu_result) == 16, "std430 layout of vkcol_gpu_result");
 _Static_assert(sizeof(vkcol_approx_params) == 24, "push constant layout");
 _Static_assert(sizeof(vkcol_sample_raw_params) == 16, "push constant layout");
-_Static_assert(sizeof(vkcol_exact_params) == 40, "push constant layout");
+_Static_assert(sizeof(vkcol_exact_params) == 36, "push constant layout");
 _Static_assert(sizeof(vkcol_gpu_node) == 32, "std430 layout of vkcol_gpu_node");
 _Static_assert(sizeof(vkcol_gpu_triangle) == 16, "std430 layout of vkcol_gpu_triangle");
 _Static_assert(sizeof(vkcol_gpu_vertex) == 16, "std430 layout of vkcol_gpu_vertex");

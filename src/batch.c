@@ -693,8 +693,8 @@ typedef struct exact_buffers {
 	uint32_t chunk, capacity, levels, list_capacity, flags;
 	uint32_t budget;    // depth-first steps per item of a diving pair (1: breadth first only)
 	uint32_t dive_base; // frontier slots [dive_base, capacity) hold depth-first items
-	uint32_t leaf_base; // [0, leaf_base) breadth-first items, [leaf_base, dive_base) leaf-leaf ones
-	uint32_t cand_base; // then from capacity, dive_base - leaf_base slots: the triangle pairs the leaf culls left
+	uint32_t leaf_base; // [0, leaf_base) breadth-first items, [leaf_base, dive_base) leaf-leaf ones; then
+	                    // from capacity, dive_base - leaf_base slots: the triangle pairs the leaf culls left
 } exact_buffers;
 
 // Where the listed triangle pairs go (desc->triangles): entries of the
@@ -730,12 +730,6 @@ static vkcol_result exact_buffers_create(vkcol_context *ctx, uint32_t chunk, uin
 	// Leaf-leaf items get half of the rest (none in a frontier too small to
 	// split: their pairs then overflow, and the CPU reference answers them).
 	b->leaf_base = b->dive_base >= 2 ? b->dive_base - b->dive_base / 2 : b->dive_base;
-	// After the three regions, the triangle pairs the leaf culls left, one
-	// entry per window of A and batch of B with any (shared.h): as many
-	// slots as the leaf region, one entry per leaf-leaf item at most for
-	// leaves of up to 4 triangles; a pair whose entry does not fit is
-	// flagged for a rerun.
-	b->cand_base = b->capacity;
 	// Every pair's seed must fit in the breadth-first and the depth-first
 	// regions; the breadth-first one is never the larger.
 	if (b->chunk > b->leaf_base)
@@ -752,6 +746,11 @@ static vkcol_result exact_buffers_create(vkcol_context *ctx, uint32_t chunk, uin
 	TRY(gpu_buffer_create(ctx, (VkDeviceSize)b->chunk * 8, storage, GPU_MEMORY_DEVICE, "exact pair state", &b->state));
 	TRY(gpu_buffer_create(ctx, (VkDeviceSize)b->chunk * VKCOL_FRAME_VEC4S * 16, texel, GPU_MEMORY_DEVICE,
 	                      "exact pair frames", &b->frames));
+	// After the three regions, the triangle pairs the leaf culls left, one
+	// entry per window of A and batch of B with any (shared.h): as many
+	// slots as the leaf region, one entry per leaf-leaf item at most for
+	// leaves of up to 4 triangles; a pair whose entry does not fit is
+	// flagged for a rerun.
 	for (int k = 0; k < 2; k++)
 		TRY(gpu_buffer_create(ctx, ((VkDeviceSize)b->capacity + b->dive_base - b->leaf_base) * 16, texel, GPU_MEMORY_DEVICE,
 		                      k ? "exact frontier 1" : "exact frontier 0", &b->frontiers[k]));
@@ -869,8 +868,8 @@ static vkcol_result exact_pass(vkcol_context *ctx, exact_buffers *b, const vkcol
 		TRY(gpu_begin_once(ctx, &cmd));
 		ctx->vk.vkCmdFillBuffer(cmd, b->counters.buffer, 0, VK_WHOLE_SIZE, 0);
 		gpu_barrier_all(ctx, cmd);
-		vkcol_exact_params params = {n,         MESH_MAX_COUNT, b->capacity, 0,          b->flags, b->list_capacity,
-		                             b->budget, b->dive_base,   b->leaf_base, b->cand_base};
+		vkcol_exact_params params = {n,         MESH_MAX_COUNT, b->capacity, 0, b->flags, b->list_capacity,
+		                             b->budget, b->dive_base,   b->leaf_base};
 		uint32_t groups = (n + VKCOL_WORKGROUP_SIZE - 1) / VKCOL_WORKGROUP_SIZE;
 		// The setup lists the pairs it leaves undecided in the frontier that
 		// level 0 writes (it is bound as level 0); the search pass reads
