@@ -33,7 +33,7 @@ layout(set = 0, binding = 14) uniform samplerCubeArray maps[VKCOL_MAP_ARRAYS];
 // vertex pool, the triangle pool, the pair frames (written by
 // exact_setup.comp through binding 11) and the frontier the level reads
 // (the level before wrote it through binding 8), the pairs, the
-// mesh records and the cluster pool.
+// mesh records, the cluster pool and the node slabs (one texel per node).
 layout(set = 0, binding = 15) uniform usamplerBuffer node_texels;
 layout(set = 0, binding = 16) uniform usamplerBuffer vertex_texels;
 layout(set = 0, binding = 17) uniform usamplerBuffer triangle_texels;
@@ -42,6 +42,7 @@ layout(set = 0, binding = 19) uniform usamplerBuffer frontier_texels;
 layout(set = 0, binding = 20) uniform usamplerBuffer pair_texels;
 layout(set = 0, binding = 21) uniform usamplerBuffer mesh_texels;
 layout(set = 0, binding = 22) uniform usamplerBuffer cluster_texels;
+layout(set = 0, binding = 23) uniform usamplerBuffer slab_texels;
 layout(push_constant) uniform Push { vkcol_exact_params params; };
 
 // Triangle i of the pool: v0, v1, v2 (pool vertex indices), original index.
@@ -55,6 +56,13 @@ uvec4 triangle_at(uint i)
 vec4 cluster_at(uint i)
 {
 	return uintBitsToFloat(texelFetch(cluster_texels, int(i)));
+}
+
+// Node i's slab (aabb_tree.h): unit normal n and h, every vertex of the
+// node within h of its box centre along n.
+vec4 slab_at(uint i)
+{
+	return uintBitsToFloat(texelFetch(slab_texels, int(i)));
 }
 
 vkcol_gpu_node node_at(uint i)

@@ -76,6 +76,26 @@ bool carried_overlap(vec3 ca, vec3 ea, vec3 cb, vec3 eb, mat3 r, mat3 abs_r, vec
 	return !apart;
 }
 
+// Do the slabs (slab_at) of A's node (sa, box half extents ea) and of B's
+// (sb, eb) hold the other's box, with slack tol? g: B's box centre minus A's,
+// in A's frame. A's slab against B's box: B's box spans dot(|r^T n_a|, eb)
+// about its centre along n_a; B's slab against A's box likewise, with n_b
+// carried into A's frame.
+bool slabs_meet(vec3 g, vec3 ea, vec3 eb, vec4 sa, vec4 sb, mat3 r, float tol)
+{
+	vec3 nb = r * sb.xyz;
+	return abs(dot(sa.xyz, g)) <= sa.w + dot(abs(sa.xyz * r), eb) + tol &&
+	       abs(dot(nb, g)) <= sb.w + dot(abs(nb), ea) + tol;
+}
+
+// May A's node (box centre ca, half extents ea, slab sa) and B's (cb, eb,
+// sb) hold intersecting triangles? Their boxes overlap and each slab meets
+// the other's box.
+bool nodes_meet(vec3 ca, vec3 ea, vec4 sa, vec3 cb, vec3 eb, vec4 sb, mat3 r, mat3 abs_r, vec3 t, float tol)
+{
+	return carried_overlap(ca, ea, cb, eb, r, abs_r, t, tol) && slabs_meet(r * cb + t - ca, ea, eb, sa, sb, r, tol);
+}
+
 vec3 centre(vkcol_gpu_node n)
 {
 	return 0.5 * (node_min(n) + node_max(n));
@@ -232,6 +252,17 @@ bool test_leaves(uint p, vkcol_gpu_node na, vkcol_gpu_node nb, mat3 r, mat3 abs_
 	return stop;
 }
 
+// nodes_meet for the node that stays (centre cs, half extents es, slab ss)
+// and a child of the other (cc, ec, sc); the child is B's when split_b. One
+// call with its arguments selected, not a ?: of two calls: a SIMD driver
+// such as lavapipe runs both.
+bool child_meets(bool split_b, vec3 cs, vec3 es, vec4 ss, vec3 cc, vec3 ec, vec4 sc, mat3 r, mat3 abs_r, vec3 t,
+                 float tol)
+{
+	return nodes_meet(split_b ? cs : cc, split_b ? es : ec, split_b ? ss : sc, split_b ? cc : cs, split_b ? ec : es,
+	                  split_b ? sc : ss, r, abs_r, t, tol);
+}
+
 // Splits the larger node of an overlapping pair (by box diagonal), or the one
 // that is not a leaf, and keeps the children whose boxes overlap the other
 // node's (child k becomes item k).
@@ -248,8 +279,9 @@ void split(uvec2 top, vkcol_gpu_node na, vkcol_gpu_node nb, mat3 r, mat3 abs_r, 
 	// The node that stays, and the two children, as the A or B side.
 	vec3 cs = split_b ? centre(na) : centre(nb), es = split_b ? ea : eb;
 	vec3 cc0 = centre(c0), ec0 = extent(c0), cc1 = centre(c1), ec1 = extent(c1);
-	keep0 = carried_overlap(split_b ? cs : cc0, split_b ? es : ec0, split_b ? cc0 : cs, split_b ? ec0 : es, r, abs_r, t, tol);
-	keep1 = carried_overlap(split_b ? cs : cc1, split_b ? es : ec1, split_b ? cc1 : cs, split_b ? ec1 : es, r, abs_r, t, tol);
+	vec4 ss = slab_at(split_b ? top.x : top.y), s0 = slab_at(first), s1 = slab_at(first + 1u);
+	keep0 = child_meets(split_b, cs, es, ss, cc0, ec0, s0, r, abs_r, t, tol);
+	keep1 = child_meets(split_b, cs, es, ss, cc1, ec1, s1, r, abs_r, t, tol);
 	bool other_leaf = (split_b ? na.count : nb.count) > 0u;
 	leaf0 = other_leaf && c0.count > 0u;
 	leaf1 = other_leaf && c1.count > 0u;

@@ -13,10 +13,15 @@
 // Our additions: the tree is built level by level (no recursion), so level k
 // is one contiguous range of nodes and the GPU can traverse it with one
 // dispatch per level (Xiao & Shi); an internal node's children are a
-// consecutive pair of the next level.
+// consecutive pair of the next level. And each node gets a slab besides its
+// box (aabb_tree.h): the two planes normal to its triangles' mean normal
+// that enclose them, one axis of an oriented box (the OBB of Gottschalk,
+// Lin & Manocha, "OBBTree", SIGGRAPH 1996, tests such axes as separating
+// axes), centred on the node's box so that it costs one texel on the GPU.
 #include "aabb_tree.h"
 
 #include <float.h>
+#include <math.h>
 #include <string.h>
 
 // The CPU reference traverses trees with fixed-size stacks; deeper trees than
@@ -29,6 +34,8 @@ typedef struct tri_info {
 } tri_info;
 
 typedef struct build_scratch {
+	const float *positions;
+	const uint32_t *indices;
 	const tri_info *tris;
 	uint32_t *perm; // tree order being formed
 	uint32_t *tmp;  // partition buffer, same size
@@ -54,6 +61,46 @@ static void box_of_range(const build_scratch *s, uint32_t first, uint32_t count,
 	node->max_z = hi[2];
 	node->first = first;
 	node->count = count;
+}
+
+// The slab of a node (aabb_tree.h) over its range of the tree order: the
+// normal and the distances in double, rounded up to float.
+static void slab_of_range(const build_scratch *s, const vkcol_gpu_node *node, float out[4])
+{
+	double n[3] = {0.0, 0.0, 0.0};
+	for (uint32_t i = node->first; i < node->first + node->count; ++i) {
+		const uint32_t *tri = s->indices + 3 * (size_t)s->perm[i];
+		const float *a = s->positions + 3 * (size_t)tri[0], *b = s->positions + 3 * (size_t)tri[1],
+		            *c = s->positions + 3 * (size_t)tri[2];
+		double u[3] = {(double)b[0] - a[0], (double)b[1] - a[1], (double)b[2] - a[2]};
+		double v[3] = {(double)c[0] - a[0], (double)c[1] - a[1], (double)c[2] - a[2]};
+		n[0] += u[1] * v[2] - u[2] * v[1];
+		n[1] += u[2] * v[0] - u[0] * v[2];
+		n[2] += u[0] * v[1] - u[1] * v[0];
+	}
+	double len = sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
+	float nf[3] = {0.0f, 0.0f, 0.0f};
+	if (len > 0.0 && isfinite(len))
+		for (int k = 0; k < 3; ++k)
+			nf[k] = (float)(n[k] / len);
+	const float centre[3] = {0.5f * (node->min_x + node->max_x), 0.5f * (node->min_y + node->max_y),
+	                         0.5f * (node->min_z + node->max_z)};
+	double h = 0.0;
+	for (uint32_t i = node->first; i < node->first + node->count; ++i)
+		for (int k = 0; k < 3; ++k) {
+			const float *p = s->positions + 3 * (size_t)s->indices[3 * (size_t)s->perm[i] + k];
+			double d = 0.0;
+			for (int j = 0; j < 3; ++j)
+				d += (double)nf[j] * ((double)p[j] - centre[j]);
+			h = fabs(d) > h ? fabs(d) : h;
+		}
+	float hf = (float)h;
+	if ((double)hf < h)
+		hf = nextafterf(hf, FLT_MAX);
+	out[0] = nf[0];
+	out[1] = nf[1];
+	out[2] = nf[2];
+	out[3] = hf;
 }
 
 static int longest_axis(const vkcol_gpu_node *node)
@@ -197,7 +244,7 @@ vkcol_result aabb_tree_build(const core_env *env, const float *positions, const 
 	vkcol_result res = VKCOL_SUCCESS;
 	build_scratch s = {0};
 	tri_info *tris = NULL;
-	size_t node_capacity = 0;
+	size_t node_capacity = 0, slab_capacity = 0;
 
 	if (out == NULL)
 		return VKCOL_ERROR_INVALID_ARGUMENT;
@@ -219,6 +266,8 @@ vkcol_result aabb_tree_build(const core_env *env, const float *positions, const 
 		goto cleanup;
 	}
 	s.tris = tris;
+	s.positions = positions;
+	s.indices = indices;
 
 	for (uint32_t t = 0; t < triangle_count; ++t) {
 		const float *v[3];
@@ -252,6 +301,11 @@ vkcol_result aabb_tree_build(const core_env *env, const float *positions, const 
 		uint32_t begin = out->level_first[depth], end = out->level_first[depth + 1];
 		for (uint32_t i = begin; i < end; ++i) {
 			vkcol_gpu_node node = out->nodes[i];
+			if (!core_grow(env, (void **)&out->slabs, 4 * sizeof(float), &slab_capacity, (size_t)i + 1)) {
+				res = VKCOL_ERROR_OUT_OF_HOST_MEMORY;
+				goto cleanup;
+			}
+			slab_of_range(&s, &node, &out->slabs[4 * (size_t)i]);
 			if (node.count <= leaf_size || depth == max_depth) {
 				out->leaf_count++;
 				out->leaf_min = node.count < out->leaf_min ? node.count : out->leaf_min;
@@ -299,6 +353,7 @@ void aabb_tree_free(const core_env *env, aabb_tree *tree)
 	if (tree == NULL)
 		return;
 	core_free(env, tree->nodes);
+	core_free(env, tree->slabs);
 	core_free(env, tree->level_first);
 	core_free(env, tree->triangles);
 	memset(tree, 0, sizeof(*tree));

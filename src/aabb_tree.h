@@ -8,6 +8,13 @@
 typedef struct aabb_tree {
 	vkcol_gpu_node *nodes;  // node_count nodes, breadth-first order, root = 0
 	uint32_t node_count;
+	// Per node, a slab holding its triangles: 4 floats (n, h), every vertex v
+	// of the node's triangles has |n . (v - c)| <= h, c the centre of its box
+	// as float32 computes it, 0.5 * (min + max); n is the unit area-weighted
+	// normal of the triangles (zero when they cancel out, which makes the
+	// slab hold everything). Thin where the surface is nearly flat, which is
+	// where a box is loose when the surface runs diagonally.
+	float *slabs;
 	// level k holds nodes level_first[k] .. level_first[k + 1] - 1;
 	// level_count + 1 entries
 	uint32_t *level_first;

@@ -32,6 +32,7 @@ typedef struct batch_pool {
 	gpu_buffer vertices;  // vec4 per used, distinct vertex of every live mesh
 	gpu_buffer clusters;  // per mesh: vec4 spheres of its clusters, then of its groups, then its cone bounds
 	gpu_buffer nodes;     // every mesh's tree nodes, absolute indices (exact mode)
+	gpu_buffer slabs;     // vec4 per node: its slab (aabb_tree.h), same indices
 	gpu_buffer triangles; // uvec4 (v0, v1, v2, original) in tree order, absolute vertex indices
 	gpu_buffer pieces;    // VKCOL_PIECE_VERTICES extreme vertices (absolute) per connected piece of each mesh
 	uint32_t max_depth;   // deepest tree among the live meshes
@@ -59,6 +60,7 @@ static void pool_free(vkcol_context *ctx, batch_pool *pool)
 	gpu_buffer_destroy(ctx, &pool->vertices);
 	gpu_buffer_destroy(ctx, &pool->clusters);
 	gpu_buffer_destroy(ctx, &pool->nodes);
+	gpu_buffer_destroy(ctx, &pool->slabs);
 	gpu_buffer_destroy(ctx, &pool->triangles);
 	gpu_buffer_destroy(ctx, &pool->pieces);
 	for (uint32_t i = 0; i < VKCOL_MAP_ARRAYS; i++) {
@@ -251,6 +253,7 @@ static vkcol_result pool_build(vkcol_context *ctx)
 	float *host_vertices = NULL, *host_clusters = NULL;
 	uint32_t *seen = NULL, *parent = NULL, *slot = NULL, *host_triangles = NULL, *host_pieces = NULL;
 	vkcol_gpu_node *host_nodes = NULL;
+	float *host_slabs = NULL;
 	batch_pool *pool = core_calloc(env, 1, sizeof(*pool));
 	if (!pool)
 		return VKCOL_ERROR_OUT_OF_HOST_MEMORY;
@@ -280,11 +283,12 @@ static vkcol_result pool_build(vkcol_context *ctx)
 	parent = core_calloc(env, max_vertices, sizeof(uint32_t));
 	slot = core_calloc(env, max_vertices, sizeof(uint32_t));
 	host_nodes = core_calloc(env, node_total ? node_total : 1, sizeof(vkcol_gpu_node));
+	host_slabs = core_calloc(env, node_total ? node_total : 1, 4 * sizeof(float));
 	host_triangles = core_calloc(env, triangle_total ? triangle_total : 1, 4 * sizeof(uint32_t));
 	// At most one piece per vertex.
 	host_pieces = core_calloc(env, vertex_total ? vertex_total : 1, VKCOL_PIECE_VERTICES * sizeof(uint32_t));
 	if (!pool->ids || !records || !host_vertices || !host_clusters || !seen || !parent || !slot || !host_nodes ||
-	    !host_triangles || !host_pieces) {
+	    !host_slabs || !host_triangles || !host_pieces) {
 		res = VKCOL_ERROR_OUT_OF_HOST_MEMORY;
 		goto cleanup;
 	}
@@ -312,6 +316,8 @@ static vkcol_result pool_build(vkcol_context *ctx)
 	}
 	TRY(gpu_buffer_create(ctx, (node_total ? node_total : 1) * sizeof(vkcol_gpu_node), texel, GPU_MEMORY_DEVICE,
 	                      "batch node pool", &pool->nodes));
+	TRY(gpu_buffer_create(ctx, (node_total ? node_total : 1) * 16, texel, GPU_MEMORY_DEVICE, "batch node slabs",
+	                      &pool->slabs));
 	TRY(gpu_buffer_create(ctx, (triangle_total ? triangle_total : 1) * 16, texel, GPU_MEMORY_DEVICE,
 	                      "batch triangle pool", &pool->triangles));
 	TRY(gpu_buffer_create(ctx, (ctx->mesh_capacity ? ctx->mesh_capacity : 1) * sizeof(vkcol_gpu_mesh), texel,
@@ -387,6 +393,8 @@ static vkcol_result pool_build(vkcol_context *ctx)
 		    .cone_first = cone_first,
 		    .ball_count = ball_count,
 		};
+		memcpy(&host_slabs[4 * (size_t)node_next], s->cpu.tree.slabs,
+		       (size_t)s->cpu.tree.node_count * 4 * sizeof(float));
 		node_next += s->cpu.tree.node_count;
 		triangle_next += s->cpu.triangle_count;
 		piece_next += VKCOL_PIECE_VERTICES * piece_count;
@@ -428,8 +436,10 @@ static vkcol_result pool_build(vkcol_context *ctx)
 		TRY(gpu_upload(ctx, &pool->vertices, 0, host_vertices, vertex_first * 16));
 	if (cluster_next)
 		TRY(gpu_upload(ctx, &pool->clusters, 0, host_clusters, (VkDeviceSize)cluster_next * 16));
-	if (node_next)
+	if (node_next) {
 		TRY(gpu_upload(ctx, &pool->nodes, 0, host_nodes, (VkDeviceSize)node_next * sizeof(vkcol_gpu_node)));
+		TRY(gpu_upload(ctx, &pool->slabs, 0, host_slabs, (VkDeviceSize)node_next * 16));
+	}
 	if (triangle_next)
 		TRY(gpu_upload(ctx, &pool->triangles, 0, host_triangles, (VkDeviceSize)triangle_next * 16));
 	// Sized now that the pieces are counted (usually a few per mesh).
@@ -451,6 +461,7 @@ cleanup:
 	core_free(env, parent);
 	core_free(env, slot);
 	core_free(env, host_nodes);
+	core_free(env, host_slabs);
 	core_free(env, host_triangles);
 	core_free(env, host_pieces);
 	if (res != VKCOL_SUCCESS) {
@@ -775,6 +786,7 @@ static vkcol_result exact_buffers_create(vkcol_context *ctx, uint32_t chunk, uin
 		    {&b->frames, 0, 0},   {&pool->clusters, 0, 0}, {&b->list, 0, 0},
 		    {&pool->nodes, 0, 0}, {&pool->vertices, 0, 0}, {&pool->triangles, 0, 0}, {&b->frames, 0, 0}, // texel
 		    {read, 0, 0},         {&b->pairs, 0, 0},       {&pool->meshes, 0, 0},   {&pool->clusters, 0, 0}, // buffers
+		    {&pool->slabs, 0, 0},
 		};
 		memcpy(bindings[parity], set, sizeof(set));
 	}

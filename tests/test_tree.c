@@ -65,6 +65,29 @@ static void test_tree_box(void)
 	}
 }
 
+// The slabs are what the traversal prunes with, so they must be thin where
+// the surface is flat: on a box split 40 times per edge, a leaf of up to 4
+// triangles lies on one face unless it straddles an edge, so most leaves'
+// slabs have (nearly) zero width, against a box at least as wide as a cell.
+static void test_tree_slabs_flat(void)
+{
+	float lo[3] = {-1.0f, -2.0f, -0.5f}, hi[3] = {3.0f, 1.0f, 0.25f};
+	meshgen_mesh m;
+	ENSURE(meshgen_box(&m, lo, hi, 40, false));
+	aabb_tree tree;
+	ENSURE_EQ_INT(aabb_tree_build(&env_, m.positions, m.indices, m.triangle_count, 4, 40, &tree), VKCOL_SUCCESS);
+	uint32_t leaves = 0, flat = 0;
+	for (uint32_t i = 0; i < tree.node_count; ++i) {
+		if (tree.nodes[i].count == 0)
+			continue;
+		leaves++;
+		flat += tree.slabs[4 * (size_t)i + 3] <= 1e-6f;
+	}
+	ENSURE_MSG(flat >= leaves * 9 / 10, "%u of %u leaves have a flat slab", flat, leaves);
+	aabb_tree_free(&env_, &tree);
+	meshgen_free(&m);
+}
+
 static void test_tree_sphere(void)
 {
 	float c[3] = {0.5f, -0.25f, 2.0f};
@@ -269,6 +292,7 @@ int main(int argc, char **argv)
 	TEST_INIT(argc, argv);
 	core_env_init(&env_, NULL, NULL, NULL, VKCOL_LOG_DEFAULT);
 	RUN_TEST(test_tree_box);
+	RUN_TEST(test_tree_slabs_flat);
 	RUN_TEST(test_tree_sphere);
 	RUN_TEST(test_tree_torus);
 	RUN_TEST(test_tree_soup);

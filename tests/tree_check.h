@@ -70,6 +70,58 @@ static inline void tree_check_union(vkcol_gpu_node *a, const vkcol_gpu_node *b)
 // box, an internal node's exactly the union of its children's), the leaves
 // (every triangle in exactly one leaf, counts <= leaf_size except at
 // max_depth), and the statistics (depth, leaf count, min, max).
+// Every node's slab (aabb_tree.h) holds every corner of every triangle
+// below it: |n . (v - c)| <= h in double, with c = 0.5f * (min + max) as
+// float32 computes it; n is a unit vector or zero, h finite and >= 0. A
+// node's triangles are a contiguous run of triangles[] (the build splits in
+// place), found bottom up from the leaves' ranges.
+static inline void tree_check_slabs(const aabb_tree *tree, const float *positions, const uint32_t *indices,
+                                    tree_check_result *r)
+{
+	if (tree->slabs == NULL) {
+		tree_check_fail(r, "tree slabs missing");
+		return;
+	}
+	uint32_t *lo = calloc(tree->node_count, sizeof(uint32_t)), *hi = calloc(tree->node_count, sizeof(uint32_t));
+	if (lo == NULL || hi == NULL) {
+		free(lo);
+		free(hi);
+		tree_check_fail(r, "out of memory in the checker");
+		return;
+	}
+	for (uint32_t i = tree->node_count; i-- > 0;) {
+		const vkcol_gpu_node *n = &tree->nodes[i];
+		if (n->count > 0) {
+			lo[i] = n->first;
+			hi[i] = n->first + n->count;
+		} else {
+			lo[i] = lo[n->first] < lo[n->first + 1] ? lo[n->first] : lo[n->first + 1];
+			hi[i] = hi[n->first] > hi[n->first + 1] ? hi[n->first] : hi[n->first + 1];
+		}
+		const float *s = &tree->slabs[4 * (size_t)i];
+		double len2 = (double)s[0] * s[0] + (double)s[1] * s[1] + (double)s[2] * s[2];
+		if (!(s[3] >= 0.0f && isfinite(s[3])) || !(len2 == 0.0 || fabs(len2 - 1.0) < 1e-6)) {
+			tree_check_fail(r, "node %u slab (%g %g %g, %g): not a unit or zero normal and a finite width", i, s[0],
+			                s[1], s[2], s[3]);
+			continue;
+		}
+		const float c[3] = {0.5f * (n->min_x + n->max_x), 0.5f * (n->min_y + n->max_y), 0.5f * (n->min_z + n->max_z)};
+		for (uint32_t j = lo[i]; j < hi[i]; ++j)
+			for (int k = 0; k < 3; ++k) {
+				const float *v = positions + 3 * (size_t)indices[3 * (size_t)tree->triangles[j] + k];
+				double d = s[0] * ((double)v[0] - c[0]) + s[1] * ((double)v[1] - c[1]) + s[2] * ((double)v[2] - c[2]);
+				if (fabs(d) > s[3]) {
+					tree_check_fail(r, "node %u slab (width %g) misses a corner of triangle %u by %g", i, s[3],
+					                tree->triangles[j], fabs(d) - s[3]);
+					j = hi[i];
+					break;
+				}
+			}
+	}
+	free(lo);
+	free(hi);
+}
+
 static inline tree_check_result tree_check(const aabb_tree *tree, const float *positions, const uint32_t *indices,
                                            uint32_t triangle_count, uint32_t leaf_size, uint32_t max_depth)
 {
@@ -169,6 +221,8 @@ static inline tree_check_result tree_check(const aabb_tree *tree, const float *p
 		                tree->leaf_count, tree->leaf_min, tree->leaf_max);
 	free(covered);
 	free(seen);
+	if (r.violations == 0)
+		tree_check_slabs(tree, positions, indices, &r);
 	return r;
 }
 
