@@ -58,8 +58,9 @@ vec4 cluster_at(uint i)
 	return uintBitsToFloat(texelFetch(cluster_texels, int(i)));
 }
 
-// Node i's slab (aabb_tree.h): unit normal n and h, every vertex of the
-// node within h of its box centre along n.
+// Node i's slab (aabb_tree.h): the encoded normal (xy, slab_normal in
+// exact_traverse.glsl), the offset m and the half-width h; every vertex v of
+// the node has |n . (v - c) - m| <= h, c its box centre.
 vec4 slab_at(uint i)
 {
 	return uintBitsToFloat(texelFetch(slab_texels, int(i)));

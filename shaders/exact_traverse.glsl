@@ -76,16 +76,27 @@ bool carried_overlap(vec3 ca, vec3 ea, vec3 cb, vec3 eb, mat3 r, mat3 abs_r, vec
 	return !apart;
 }
 
+// A slab's normal as aabb_tree.c's slab_normal decodes it (octahedral, not
+// normalized: the slab's offset and half-width are measured along it).
+vec3 slab_normal(vec4 s)
+{
+	vec2 a = abs(s.xy);
+	float z = 1.0 - a.x - a.y;
+	vec2 folded = (1.0 - a.yx) * mix(vec2(-1.0), vec2(1.0), greaterThanEqual(s.xy, vec2(0.0)));
+	return vec3(z < 0.0 ? folded : s.xy, z);
+}
+
 // Do the slabs (slab_at) of A's node (sa, box half extents ea) and of B's
-// (sb, eb) hold the other's box, with slack tol? g: B's box centre minus A's,
-// in A's frame. A's slab against B's box: B's box spans dot(|r^T n_a|, eb)
-// about its centre along n_a; B's slab against A's box likewise, with n_b
-// carried into A's frame.
+// (sb, eb) meet the other's box, with slack tol? g: B's box centre minus
+// A's, in A's frame. A's slab against B's box: B's box spans
+// dot(|r^T n_a|, eb) about its centre along n_a, which lies at n_a . g from
+// A's box centre; B's slab against A's box likewise, with n_b carried into
+// A's frame (A's centre lies at -n_b . g from B's).
 bool slabs_meet(vec3 g, vec3 ea, vec3 eb, vec4 sa, vec4 sb, mat3 r, float tol)
 {
-	vec3 nb = r * sb.xyz;
-	return abs(dot(sa.xyz, g)) <= sa.w + dot(abs(sa.xyz * r), eb) + tol &&
-	       abs(dot(nb, g)) <= sb.w + dot(abs(nb), ea) + tol;
+	vec3 na = slab_normal(sa), nb = r * slab_normal(sb);
+	return abs(dot(na, g) - sa.z) <= sa.w + dot(abs(na * r), eb) + tol &&
+	       abs(dot(nb, g) + sb.z) <= sb.w + dot(abs(nb), ea) + tol;
 }
 
 // May A's node (box centre ca, half extents ea, slab sa) and B's (cb, eb,

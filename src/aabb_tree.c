@@ -17,7 +17,10 @@
 // box (aabb_tree.h): the two planes normal to its triangles' mean normal
 // that enclose them, one axis of an oriented box (the OBB of Gottschalk,
 // Lin & Manocha, "OBBTree", SIGGRAPH 1996, tests such axes as separating
-// axes), centred on the node's box so that it costs one texel on the GPU.
+// axes). The normal is stored in two floats by the octahedral encoding
+// (Cigolle et al., "A Survey of Efficient Representations for Independent
+// Unit Vectors", JCGT 3(2), 2014), so that normal, offset and half-width
+// fit one texel on the GPU.
 #include "aabb_tree.h"
 
 #include <float.h>
@@ -63,8 +66,17 @@ static void box_of_range(const build_scratch *s, uint32_t first, uint32_t count,
 	node->count = count;
 }
 
+void slab_normal(const float o[2], float n[3])
+{
+	float ax = fabsf(o[0]), ay = fabsf(o[1]), z = 1.0f - ax - ay;
+	n[0] = z < 0.0f ? (1.0f - ay) * (o[0] >= 0.0f ? 1.0f : -1.0f) : o[0];
+	n[1] = z < 0.0f ? (1.0f - ax) * (o[1] >= 0.0f ? 1.0f : -1.0f) : o[1];
+	n[2] = z;
+}
+
 // The slab of a node (aabb_tree.h) over its range of the tree order: the
-// normal and the distances in double, rounded up to float.
+// normal's direction and the distances along the decoded normal in double;
+// the half-width is rounded up so that it covers the rounded offset.
 static void slab_of_range(const build_scratch *s, const vkcol_gpu_node *node, float out[4])
 {
 	double n[3] = {0.0, 0.0, 0.0};
@@ -78,28 +90,40 @@ static void slab_of_range(const build_scratch *s, const vkcol_gpu_node *node, fl
 		n[1] += u[2] * v[0] - u[0] * v[2];
 		n[2] += u[0] * v[1] - u[1] * v[0];
 	}
-	double len = sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
-	float nf[3] = {0.0f, 0.0f, 0.0f};
-	if (len > 0.0 && isfinite(len))
-		for (int k = 0; k < 3; ++k)
-			nf[k] = (float)(n[k] / len);
+	double l1 = fabs(n[0]) + fabs(n[1]) + fabs(n[2]);
+	float o[2] = {0.0f, 0.0f};
+	if (l1 > 0.0 && isfinite(l1)) {
+		double x = n[0] / l1, y = n[1] / l1;
+		if (n[2] < 0.0) {
+			double fx = (1.0 - fabs(y)) * (x >= 0.0 ? 1.0 : -1.0), fy = (1.0 - fabs(x)) * (y >= 0.0 ? 1.0 : -1.0);
+			x = fx;
+			y = fy;
+		}
+		o[0] = (float)x;
+		o[1] = (float)y;
+	}
+	float nf[3];
+	slab_normal(o, nf);
 	const float centre[3] = {0.5f * (node->min_x + node->max_x), 0.5f * (node->min_y + node->max_y),
 	                         0.5f * (node->min_z + node->max_z)};
-	double h = 0.0;
+	double lo = DBL_MAX, hi = -DBL_MAX;
 	for (uint32_t i = node->first; i < node->first + node->count; ++i)
 		for (int k = 0; k < 3; ++k) {
 			const float *p = s->positions + 3 * (size_t)s->indices[3 * (size_t)s->perm[i] + k];
 			double d = 0.0;
 			for (int j = 0; j < 3; ++j)
 				d += (double)nf[j] * ((double)p[j] - centre[j]);
-			h = fabs(d) > h ? fabs(d) : h;
+			lo = d < lo ? d : lo;
+			hi = d > hi ? d : hi;
 		}
+	float mf = (float)(0.5 * (lo + hi));
+	double h = hi - mf > mf - lo ? hi - mf : mf - lo;
 	float hf = (float)h;
 	if ((double)hf < h)
 		hf = nextafterf(hf, FLT_MAX);
-	out[0] = nf[0];
-	out[1] = nf[1];
-	out[2] = nf[2];
+	out[0] = o[0];
+	out[1] = o[1];
+	out[2] = mf;
 	out[3] = hf;
 }
 

@@ -8,12 +8,13 @@
 typedef struct aabb_tree {
 	vkcol_gpu_node *nodes;  // node_count nodes, breadth-first order, root = 0
 	uint32_t node_count;
-	// Per node, a slab holding its triangles: 4 floats (n, h), every vertex v
-	// of the node's triangles has |n . (v - c)| <= h, c the centre of its box
-	// as float32 computes it, 0.5 * (min + max); n is the unit area-weighted
-	// normal of the triangles (zero when they cancel out, which makes the
-	// slab hold everything). Thin where the surface is nearly flat, which is
-	// where a box is loose when the surface runs diagonally.
+	// Per node, a slab holding its triangles: 4 floats (o, m, h), every
+	// vertex v of the node's triangles has |n . (v - c) - m| <= h, where c is
+	// the centre of its box as float32 computes it, 0.5 * (min + max), and n
+	// = slab_normal(o), the direction of the triangles' area-weighted normal
+	// (zero when they cancel out, which makes the slab hold everything).
+	// Thin where the surface is nearly flat, which is where a box is loose
+	// when the surface runs diagonally to its axes.
 	float *slabs;
 	// level k holds nodes level_first[k] .. level_first[k + 1] - 1;
 	// level_count + 1 entries
@@ -37,6 +38,11 @@ typedef struct aabb_tree {
 // at the median of the projections instead, so every split makes progress.
 vkcol_result aabb_tree_build(const core_env *env, const float *positions, const uint32_t *indices,
                              uint32_t triangle_count, uint32_t leaf_size, uint32_t max_depth, aabb_tree *out);
+
+// The normal of a slab from its first two floats, as the GPU decodes it
+// (shaders/exact_traverse.glsl): the octahedral encoding, not normalized
+// (|n.x| + |n.y| + |n.z| = 1); the slab's m and h are measured along it.
+void slab_normal(const float o[2], float n[3]);
 
 // Accepts a zeroed or partially built tree.
 void aabb_tree_free(const core_env *env, aabb_tree *tree);

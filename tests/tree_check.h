@@ -71,8 +71,9 @@ static inline void tree_check_union(vkcol_gpu_node *a, const vkcol_gpu_node *b)
 // (every triangle in exactly one leaf, counts <= leaf_size except at
 // max_depth), and the statistics (depth, leaf count, min, max).
 // Every node's slab (aabb_tree.h) holds every corner of every triangle
-// below it: |n . (v - c)| <= h in double, with c = 0.5f * (min + max) as
-// float32 computes it; n is a unit vector or zero, h finite and >= 0. A
+// below it: |n . (v - c) - m| <= h in double, with c = 0.5f * (min + max)
+// as float32 computes it and n = slab_normal(o); o within [-1, 1]^2, m
+// finite, h finite and >= 0. A
 // node's triangles are a contiguous run of triangles[] (the build splits in
 // place), found bottom up from the leaves' ranges.
 static inline void tree_check_slabs(const aabb_tree *tree, const float *positions, const uint32_t *indices,
@@ -99,9 +100,10 @@ static inline void tree_check_slabs(const aabb_tree *tree, const float *position
 			hi[i] = hi[n->first] > hi[n->first + 1] ? hi[n->first] : hi[n->first + 1];
 		}
 		const float *s = &tree->slabs[4 * (size_t)i];
-		double len2 = (double)s[0] * s[0] + (double)s[1] * s[1] + (double)s[2] * s[2];
-		if (!(s[3] >= 0.0f && isfinite(s[3])) || !(len2 == 0.0 || fabs(len2 - 1.0) < 1e-6)) {
-			tree_check_fail(r, "node %u slab (%g %g %g, %g): not a unit or zero normal and a finite width", i, s[0],
+		float nf[3];
+		slab_normal(s, nf);
+		if (!(s[3] >= 0.0f && isfinite(s[3])) || !isfinite(s[2]) || !(fabsf(s[0]) <= 1.0f && fabsf(s[1]) <= 1.0f)) {
+			tree_check_fail(r, "node %u slab (%g %g %g %g): not an encoded normal, a finite offset and width", i, s[0],
 			                s[1], s[2], s[3]);
 			continue;
 		}
@@ -109,8 +111,8 @@ static inline void tree_check_slabs(const aabb_tree *tree, const float *position
 		for (uint32_t j = lo[i]; j < hi[i]; ++j)
 			for (int k = 0; k < 3; ++k) {
 				const float *v = positions + 3 * (size_t)indices[3 * (size_t)tree->triangles[j] + k];
-				double d = s[0] * ((double)v[0] - c[0]) + s[1] * ((double)v[1] - c[1]) + s[2] * ((double)v[2] - c[2]);
-				if (fabs(d) > s[3]) {
+				double d = nf[0] * ((double)v[0] - c[0]) + nf[1] * ((double)v[1] - c[1]) + nf[2] * ((double)v[2] - c[2]);
+				if (fabs(d - s[2]) > s[3]) {
 					tree_check_fail(r, "node %u slab (width %g) misses a corner of triangle %u by %g", i, s[3],
 					                tree->triangles[j], fabs(d) - s[3]);
 					j = hi[i];
