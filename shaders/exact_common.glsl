@@ -29,11 +29,11 @@ layout(std430, set = 0, binding = 11) buffer Frames { vec4 frames[]; }; // VKCOL
 layout(std430, set = 0, binding = 13) buffer List { uvec4 list[]; }; // pair, triangle a, triangle b (originals), 0
 layout(set = 0, binding = 14) uniform samplerCubeArray maps[VKCOL_MAP_ARRAYS];
 // Read-only data as RGBA32UI texels (uniform texel buffers, bitcast where
-// float; why: record_texels.glsl). The node pool (two texels per node), the
-// vertex pool, the triangle pool, the pair frames (written by
-// exact_setup.comp through binding 11) and the frontier the level reads
-// (the level before wrote it through binding 8), the pairs, the
-// mesh records, the cluster pool and the node slabs (one texel per node).
+// float; why: record_texels.glsl). The node pool (VKCOL_NODE_TEXELS per
+// node: its box, then its slab), the vertex pool, the triangle pool, the
+// pair frames (written by exact_setup.comp through binding 11) and the
+// frontier the level reads (the level before wrote it through binding 8),
+// the pairs, the mesh records and the cluster pool.
 layout(set = 0, binding = 15) uniform usamplerBuffer node_texels;
 layout(set = 0, binding = 16) uniform usamplerBuffer vertex_texels;
 layout(set = 0, binding = 17) uniform usamplerBuffer triangle_texels;
@@ -42,7 +42,6 @@ layout(set = 0, binding = 19) uniform usamplerBuffer frontier_texels;
 layout(set = 0, binding = 20) uniform usamplerBuffer pair_texels;
 layout(set = 0, binding = 21) uniform usamplerBuffer mesh_texels;
 layout(set = 0, binding = 22) uniform usamplerBuffer cluster_texels;
-layout(set = 0, binding = 23) uniform usamplerBuffer slab_texels;
 layout(push_constant) uniform Push { vkcol_exact_params params; };
 
 // Triangle i of the pool: v0, v1, v2 (pool vertex indices), original index.
@@ -63,12 +62,13 @@ vec4 cluster_at(uint i)
 // the node has |n . (v - c) - m| <= h, c its box centre.
 vec4 slab_at(uint i)
 {
-	return uintBitsToFloat(texelFetch(slab_texels, int(i)));
+	return uintBitsToFloat(texelFetch(node_texels, int(VKCOL_NODE_TEXELS * i + 2u)));
 }
 
 vkcol_gpu_node node_at(uint i)
 {
-	uvec4 lo = texelFetch(node_texels, int(2u * i)), hi = texelFetch(node_texels, int(2u * i + 1u));
+	int at = int(VKCOL_NODE_TEXELS * i);
+	uvec4 lo = texelFetch(node_texels, at), hi = texelFetch(node_texels, at + 1);
 	return vkcol_gpu_node(uintBitsToFloat(lo.x), uintBitsToFloat(lo.y), uintBitsToFloat(lo.z), lo.w,
 	                      uintBitsToFloat(hi.x), uintBitsToFloat(hi.y), uintBitsToFloat(hi.z), hi.w);
 }

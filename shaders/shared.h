@@ -227,6 +227,10 @@ VKCOL_STRUCT(vkcol_sample_raw_params) {
 #define VKCOL_EXACT_ARGS_WORDS 16
 #define VKCOL_COUNTER_WORDS (VKCOL_COUNTER_LEVELS + VKCOL_MAX_LEVELS)
 
+// Texels of a tree node in the exact shaders' node pool (batch.c's
+// pool_node): the node's two (vkcol_gpu_node), then its slab.
+#define VKCOL_NODE_TEXELS 3u
+
 // Per pair, exact mode: triangle pairs found intersecting, and flags.
 #define VKCOL_PAIR_OVERFLOW 1u  // a frontier overflowed: rerun in a smaller chunk
 #define VKCOL_PAIR_DECIDED 2u   // stage 0, the inner balls or a witness decided it

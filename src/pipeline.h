@@ -83,11 +83,11 @@ typedef enum pipeline_id {
 	PIPELINE_COUNT
 } pipeline_id;
 
-// Exact mode's pipelines read nine uniform texel buffers after their 14
+// Exact mode's pipelines read eight uniform texel buffers after their 14
 // storage buffers and the cube maps (exact_common.glsl): the node, vertex
 // and triangle pools, the pair frames, the frontier a level reads, the
-// pairs, the mesh records, the cluster pool and the node slabs.
-#define EXACT_TEXEL_BUFFERS 9
+// pairs, the mesh records and the cluster pool.
+#define EXACT_TEXEL_BUFFERS 8
 // Approx mode's four read five after their 8 storage buffers and the cube
 // maps (approx_common.glsl): the pairs, the mesh records, the vertex and
 // cluster pools and the job lists.
