@@ -120,7 +120,12 @@ static void slab_of_range(const build_scratch *s, const vkcol_gpu_node *node, fl
 	double h = hi - mf > mf - lo ? hi - mf : mf - lo;
 	float hf = (float)h;
 	if ((double)hf < h)
-		hf = nextafterf(hf, FLT_MAX);
+		hf = nextafterf(hf, INFINITY);
+	if (!isfinite(mf) || !(hf >= 0.0f)) {
+		// Coordinates near the float range's end: a slab that holds all.
+		o[0] = o[1] = mf = 0.0f;
+		hf = INFINITY;
+	}
 	out[0] = o[0];
 	out[1] = o[1];
 	out[2] = mf;

@@ -12,7 +12,8 @@ typedef struct aabb_tree {
 	// vertex v of the node's triangles has |n . (v - c) - m| <= h, where c is
 	// the centre of its box as float32 computes it, 0.5 * (min + max), and n
 	// = slab_normal(o), the direction of the triangles' area-weighted normal
-	// (zero when they cancel out, which makes the slab hold everything).
+	// (+z when they cancel out). h is +infinity, the slab holding all, when
+	// the box's centre or the distances overflow float.
 	// Thin where the surface is nearly flat, which is where a box is loose
 	// when the surface runs diagonally to its axes.
 	float *slabs;

@@ -73,7 +73,7 @@ static inline void tree_check_union(vkcol_gpu_node *a, const vkcol_gpu_node *b)
 // Every node's slab (aabb_tree.h) holds every corner of every triangle
 // below it: |n . (v - c) - m| <= h in double, with c = 0.5f * (min + max)
 // as float32 computes it and n = slab_normal(o); o within [-1, 1]^2, m
-// finite, h finite and >= 0. A
+// finite, h >= 0 (+infinity: the slab holds all). A
 // node's triangles are a contiguous run of triangles[] (the build splits in
 // place), found bottom up from the leaves' ranges.
 static inline void tree_check_slabs(const aabb_tree *tree, const float *positions, const uint32_t *indices,
@@ -102,9 +102,9 @@ static inline void tree_check_slabs(const aabb_tree *tree, const float *position
 		const float *s = &tree->slabs[4 * (size_t)i];
 		float nf[3];
 		slab_normal(s, nf);
-		if (!(s[3] >= 0.0f && isfinite(s[3])) || !isfinite(s[2]) || !(fabsf(s[0]) <= 1.0f && fabsf(s[1]) <= 1.0f)) {
-			tree_check_fail(r, "node %u slab (%g %g %g %g): not an encoded normal, a finite offset and width", i, s[0],
-			                s[1], s[2], s[3]);
+		if (!(s[3] >= 0.0f) || !isfinite(s[2]) || !(fabsf(s[0]) <= 1.0f && fabsf(s[1]) <= 1.0f)) {
+			tree_check_fail(r, "node %u slab (%g %g %g %g): not an encoded normal, a finite offset and a width", i,
+			                s[0], s[1], s[2], s[3]);
 			continue;
 		}
 		const float c[3] = {0.5f * (n->min_x + n->max_x), 0.5f * (n->min_y + n->max_y), 0.5f * (n->min_z + n->max_z)};
