@@ -70,6 +70,42 @@ static inline void tree_check_union(vkcol_gpu_node *a, const vkcol_gpu_node *b)
 // box, an internal node's exactly the union of its children's), the leaves
 // (every triangle in exactly one leaf, counts <= leaf_size except at
 // max_depth), and the statistics (depth, leaf count, min, max).
+// Each node's subtree triangle range [lo, hi) in tree order, computed bottom
+// up from the leaves (breadth-first order: children come after parents).
+// Returns the number of inner nodes whose children's ranges do not meet
+// (described in *r), or UINT32_MAX (out of memory; *lo and *hi NULL).
+static inline uint32_t tree_check_ranges(const aabb_tree *tree, uint32_t **lo_out, uint32_t **hi_out,
+                                         tree_check_result *r)
+{
+	uint32_t bad = 0;
+	uint32_t *lo = malloc((tree->node_count ? tree->node_count : 1) * sizeof(uint32_t));
+	uint32_t *hi = malloc((tree->node_count ? tree->node_count : 1) * sizeof(uint32_t));
+	*lo_out = lo;
+	*hi_out = hi;
+	if (lo == NULL || hi == NULL) {
+		free(lo);
+		free(hi);
+		*lo_out = *hi_out = NULL;
+		tree_check_fail(r, "out of memory in the checker");
+		return UINT32_MAX;
+	}
+	for (uint32_t i = tree->node_count; i-- > 0;) {
+		const vkcol_gpu_node *n = &tree->nodes[i];
+		if (n->count > 0) {
+			lo[i] = n->first;
+			hi[i] = n->first + n->count;
+		} else {
+			lo[i] = lo[n->first] < lo[n->first + 1] ? lo[n->first] : lo[n->first + 1];
+			hi[i] = hi[n->first] > hi[n->first + 1] ? hi[n->first] : hi[n->first + 1];
+			if (hi[n->first] != lo[n->first + 1]) {
+				bad++;
+				tree_check_fail(r, "node %u: its children's triangles are not contiguous", i);
+			}
+		}
+	}
+	return bad;
+}
+
 // Every node's slab (aabb_tree.h) holds every corner of every triangle
 // below it: |n . (v - c) - m| <= h in double, with c = 0.5f * (min + max)
 // as float32 computes it and n = slab_normal(o); o within [-1, 1]^2, m
@@ -83,22 +119,14 @@ static inline void tree_check_slabs(const aabb_tree *tree, const float *position
 		tree_check_fail(r, "tree slabs missing");
 		return;
 	}
-	uint32_t *lo = calloc(tree->node_count, sizeof(uint32_t)), *hi = calloc(tree->node_count, sizeof(uint32_t));
-	if (lo == NULL || hi == NULL) {
+	uint32_t *lo, *hi;
+	if (tree_check_ranges(tree, &lo, &hi, r) != 0) {
 		free(lo);
 		free(hi);
-		tree_check_fail(r, "out of memory in the checker");
 		return;
 	}
-	for (uint32_t i = tree->node_count; i-- > 0;) {
+	for (uint32_t i = 0; i < tree->node_count; ++i) {
 		const vkcol_gpu_node *n = &tree->nodes[i];
-		if (n->count > 0) {
-			lo[i] = n->first;
-			hi[i] = n->first + n->count;
-		} else {
-			lo[i] = lo[n->first] < lo[n->first + 1] ? lo[n->first] : lo[n->first + 1];
-			hi[i] = hi[n->first] > hi[n->first + 1] ? hi[n->first] : hi[n->first + 1];
-		}
 		const float *s = &tree->slabs[4 * (size_t)i];
 		float nf[3];
 		slab_normal(s, nf);
@@ -238,31 +266,10 @@ static inline tree_check_result tree_check(const aabb_tree *tree, const float *p
 static inline uint32_t tree_check_split_rule(const aabb_tree *tree, const float *positions, const uint32_t *indices,
                                              tree_check_result *r)
 {
-	uint32_t bad = 0;
-	// Each node's subtree triangle range in tree order, computed bottom up
-	// from the leaves (breadth-first order: children come after parents).
-	uint32_t *lo = malloc((size_t)tree->node_count * sizeof(uint32_t));
-	uint32_t *hi = malloc((size_t)tree->node_count * sizeof(uint32_t));
-	if (lo == NULL || hi == NULL) {
-		free(lo);
-		free(hi);
-		tree_check_fail(r, "out of memory in the checker");
+	uint32_t *lo, *hi;
+	uint32_t bad = tree_check_ranges(tree, &lo, &hi, r);
+	if (bad == UINT32_MAX)
 		return 1;
-	}
-	for (uint32_t i = tree->node_count; i-- > 0;) {
-		const vkcol_gpu_node *n = &tree->nodes[i];
-		if (n->count > 0) {
-			lo[i] = n->first;
-			hi[i] = n->first + n->count;
-		} else {
-			lo[i] = lo[n->first] < lo[n->first + 1] ? lo[n->first] : lo[n->first + 1];
-			hi[i] = hi[n->first] > hi[n->first + 1] ? hi[n->first] : hi[n->first + 1];
-			if (hi[n->first] != lo[n->first + 1]) {
-				bad++;
-				tree_check_fail(r, "node %u: its children's triangles are not contiguous", i);
-			}
-		}
-	}
 	for (uint32_t i = 0; i < tree->node_count; ++i) {
 		const vkcol_gpu_node *n = &tree->nodes[i];
 		if (n->count > 0)
