@@ -449,7 +449,13 @@ typedef struct vkcol_batch_desc {
 /// binding and memory limits; the upload of chunk k+1 overlaps the work of
 /// chunk k. If progress returns false, the call stops after the current chunk
 /// and returns VKCOL_ERROR_INTERRUPTED; results of the chunks already answered
-/// are in place, the rest have stage VKCOL_STAGE_NONE.
+/// are in place, the rest have stage VKCOL_STAGE_NONE. The context's meshes
+/// are copied into shared pools the first time a batch runs after a mesh was
+/// created or destroyed; each pool must fit one storage binding
+/// (maxStorageBufferRange: 128 MiB on lavapipe, 2-4 GiB on desktop GPUs):
+/// 48 bytes per tree node (about 12 bytes per triangle at the default leaf
+/// size), 16 bytes per triangle and per vertex, over all the context's
+/// meshes; else VKCOL_ERROR_TOO_LARGE, naming the pool.
 VKCOL_API vkcol_result vkcol_batch_run(vkcol_context *ctx, const vkcol_batch_desc *desc, vkcol_pair_result *results);
 
 #ifdef __cplusplus
