@@ -76,8 +76,9 @@ bool carried_overlap(vec3 ca, vec3 ea, vec3 cb, vec3 eb, mat3 r, mat3 abs_r, vec
 	return !apart;
 }
 
-// A slab's normal as aabb_tree.c's slab_normal decodes it (octahedral, not
-// normalized: the slab's offset and half-width are measured along it).
+// A slab's normal as aabb_tree_slab_normal (aabb_tree.c) decodes it
+// (octahedral, not normalized: the slab's offset and half-width are
+// measured along it).
 vec3 slab_normal(vec4 s)
 {
 	vec2 a = abs(s.xy);

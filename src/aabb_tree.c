@@ -66,7 +66,7 @@ static void box_of_range(const build_scratch *s, uint32_t first, uint32_t count,
 	node->count = count;
 }
 
-void slab_normal(const float o[2], float n[3])
+void aabb_tree_slab_normal(const float o[2], float n[3])
 {
 	float ax = fabsf(o[0]), ay = fabsf(o[1]), z = 1.0f - ax - ay;
 	n[0] = z < 0.0f ? (1.0f - ay) * (o[0] >= 0.0f ? 1.0f : -1.0f) : o[0];
@@ -103,7 +103,7 @@ static void slab_of_range(const build_scratch *s, const vkcol_gpu_node *node, fl
 		o[1] = (float)y;
 	}
 	float nf[3];
-	slab_normal(o, nf);
+	aabb_tree_slab_normal(o, nf);
 	const float centre[3] = {0.5f * (node->min_x + node->max_x), 0.5f * (node->min_y + node->max_y),
 	                         0.5f * (node->min_z + node->max_z)};
 	double lo = DBL_MAX, hi = -DBL_MAX;

@@ -10,12 +10,12 @@ typedef struct aabb_tree {
 	uint32_t node_count;
 	// Per node, a slab holding its triangles: 4 floats (o, m, h), every
 	// vertex v of the node's triangles has |n . (v - c) - m| <= h, where c is
-	// the centre of its box as float32 computes it, 0.5 * (min + max), and n
-	// = slab_normal(o), the direction of the triangles' area-weighted normal
-	// (+z when they cancel out). h is +infinity, the slab holding all, when
-	// the box's centre or the distances overflow float.
-	// Thin where the surface is nearly flat, which is where a box is loose
-	// when the surface runs diagonally to its axes.
+	// the centre of its box as float32 computes it, 0.5 * (min + max), and
+	// n = aabb_tree_slab_normal(o), the direction of the triangles'
+	// area-weighted normal (+z when they cancel out). h is +infinity, the
+	// slab holding all, when the box's centre or the distances overflow
+	// float. Thin where the surface is nearly flat, which is where a box is
+	// loose when the surface runs diagonally to its axes.
 	float *slabs;
 	// level k holds nodes level_first[k] .. level_first[k + 1] - 1;
 	// level_count + 1 entries
@@ -43,7 +43,7 @@ vkcol_result aabb_tree_build(const core_env *env, const float *positions, const 
 // The normal of a slab from its first two floats, as the GPU decodes it
 // (shaders/exact_traverse.glsl): the octahedral encoding, not normalized
 // (|n.x| + |n.y| + |n.z| = 1); the slab's m and h are measured along it.
-void slab_normal(const float o[2], float n[3]);
+void aabb_tree_slab_normal(const float o[2], float n[3]);
 
 // Accepts a zeroed or partially built tree.
 void aabb_tree_free(const core_env *env, aabb_tree *tree);

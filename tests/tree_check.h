@@ -108,8 +108,8 @@ static inline uint32_t tree_check_ranges(const aabb_tree *tree, uint32_t **lo_ou
 
 // Every node's slab (aabb_tree.h) holds every corner of every triangle
 // below it: |n . (v - c) - m| <= h in double, with c = 0.5f * (min + max)
-// as float32 computes it and n = slab_normal(o); o within [-1, 1]^2, m
-// finite, h >= 0 (+infinity: the slab holds all). A
+// as float32 computes it and n = aabb_tree_slab_normal(o); o within
+// [-1, 1]^2, m finite, h >= 0 (+infinity: the slab holds all). A
 // node's triangles are a contiguous run of triangles[] (the build splits in
 // place), found bottom up from the leaves' ranges.
 static inline void tree_check_slabs(const aabb_tree *tree, const float *positions, const uint32_t *indices,
@@ -129,7 +129,7 @@ static inline void tree_check_slabs(const aabb_tree *tree, const float *position
 		const vkcol_gpu_node *n = &tree->nodes[i];
 		const float *s = &tree->slabs[4 * (size_t)i];
 		float nf[3];
-		slab_normal(s, nf);
+		aabb_tree_slab_normal(s, nf);
 		if (!(s[3] >= 0.0f) || !isfinite(s[2]) || !(fabsf(s[0]) <= 1.0f && fabsf(s[1]) <= 1.0f)) {
 			tree_check_fail(r, "node %u slab (%g %g %g %g): not an encoded normal, a finite offset and a width", i,
 			                s[0], s[1], s[2], s[3]);
