@@ -276,8 +276,8 @@ bool child_meets(bool split_b, vec3 cs, vec3 es, vec4 ss, vec3 cc, vec3 ec, vec4
 }
 
 // Splits the larger node of an overlapping pair (by box diagonal), or the one
-// that is not a leaf, and keeps the children whose boxes overlap the other
-// node's (child k becomes item k).
+// that is not a leaf, and keeps the children that may meet the other node
+// (nodes_meet: boxes and slabs; child k becomes item k).
 // leaf0, leaf1: child item k pairs two leaves.
 // Branch free: a SIMD driver such as lavapipe runs both sides of a branch
 // with the lanes masked off, which would double the box tests.
