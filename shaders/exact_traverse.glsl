@@ -50,15 +50,15 @@ bool triangles_intersect(vec3 a0, vec3 a1, vec3 a2, vec3 b0, vec3 b1, vec3 b2, f
 }
 
 
-// Do the boxes (centre ca, half extents ea) of A and (cb, eb) of B overlap,
-// B placed in A's frame by x -> r x + t (abs_r = |r|), with slack tol? The
-// full box-box separating axis test: the six face axes of the two boxes
-// first (B's box carried into A's frame against A's, and A's into B's
-// against B's), then the nine edge-edge axes A_i x B_j (they prune 17 % of
-// the frontier items of non-colliding torus poses, measured at c16e62c).
-bool carried_overlap(vec3 ca, vec3 ea, vec3 cb, vec3 eb, mat3 r, mat3 abs_r, vec3 t, float tol)
+// Do the boxes of A (half extents ea) and B (eb) overlap, B placed in A's
+// frame by x -> r x + t (abs_r = |r|), with slack tol? gap: B's box centre
+// minus A's, in A's frame. The full box-box separating axis test: the six
+// face axes of the two boxes first (B's box carried into A's frame against
+// A's, and A's into B's against B's), then the nine edge-edge axes A_i x B_j
+// (they prune 17 % of the frontier items of non-colliding torus poses,
+// measured at c16e62c).
+bool carried_overlap(vec3 gap, vec3 ea, vec3 eb, mat3 r, mat3 abs_r, float tol)
 {
-	vec3 gap = r * cb + t - ca; // B's centre relative to A's, in A's frame
 	if (!(all(lessThanEqual(abs(gap), abs_r * eb + ea + vec3(tol))) &&
 	      all(lessThanEqual(abs(gap * r), ea * abs_r + eb + vec3(tol)))))
 		return false;
@@ -105,7 +105,8 @@ bool slabs_meet(vec3 g, vec3 ea, vec3 eb, vec4 sa, vec4 sb, mat3 r, float tol)
 // the other's box.
 bool nodes_meet(vec3 ca, vec3 ea, vec4 sa, vec3 cb, vec3 eb, vec4 sb, mat3 r, mat3 abs_r, vec3 t, float tol)
 {
-	return carried_overlap(ca, ea, cb, eb, r, abs_r, t, tol) && slabs_meet(r * cb + t - ca, ea, eb, sa, sb, r, tol);
+	vec3 gap = r * cb + t - ca; // B's centre relative to A's, in A's frame
+	return carried_overlap(gap, ea, eb, r, abs_r, tol) && slabs_meet(gap, ea, eb, sa, sb, r, tol);
 }
 
 vec3 centre(vkcol_gpu_node n)
