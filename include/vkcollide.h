@@ -361,8 +361,10 @@ typedef struct vkcol_pair_result {
 	/// (each origin's ball up to the nearest triangle lies in its solid; exact
 	/// mode also has up to 16 more balls per mesh, spread over the solid) when
 	/// they do; else the depth of the first vertex found inside, below the
-	/// other's map surface along the ray from its origin; 0 when apart, and
-	/// 0 for pairs the exact traversal decided. The search stops at the first
+	/// other's map surface along the ray from its origin (exact mode, inside
+	/// a mesh that is not star-shaped: how far within the other's inner ball
+	/// the witness lies, 0 beyond it); 0 when apart, and 0 for pairs the
+	/// exact traversal decided. The search stops at the first
 	/// witness, so this is a lower bound, not the deepest penetration.
 	float penetration;
 	uint32_t triangle_pairs; ///< exact mode: intersecting triangle pairs found; 0 in approx mode

@@ -118,7 +118,7 @@ void main()
 	vkcol_gpu_pair pr = pair_at(p);
 	vkcol_gpu_mesh a = mesh_of(pr.mesh_a), b = mesh_of(pr.mesh_b);
 	bool contained = false;
-	if (a.closed != 0u && b.closed != 0u) {
+	if ((a.flags & b.flags & VKCOL_MESH_CLOSED) != 0u) {
 		pair_frames f = make_frames(pr);
 		// B's pieces in A, then A's in B: one loop and one call of
 		// piece_inside, since a SIMD driver such as lavapipe runs every

@@ -18,7 +18,7 @@ vkcol_gpu_mesh mesh_from_texels(uvec4 w0, uvec4 w1, uvec4 w2, uvec4 w3, uvec4 w4
 	return vkcol_gpu_mesh(f0.x, f0.y, f0.z, w0.w,      // origin, vertex_first
 	                      f1.x, f1.y, f1.z, f1.w,      // sphere
 	                      w2.x, w2.y, w2.z, w2.w,      // vertex_count, map_array, map_layer, map_levels
-	                      w3.x, w3.y, f3.z, w3.w,      // cluster_first, cluster_count, inner_radius, closed
+	                      w3.x, w3.y, f3.z, w3.w,      // cluster_first, cluster_count, inner_radius, flags
 	                      f4.x, f4.y, f4.z, w4.w,      // aabb_min, node_first
 	                      f5.x, f5.y, f5.z, w5.w,      // aabb_max, piece_first
 	                      w6.x, w6.y, w6.z, w6.w);     // piece_count, tree_depth, cone_first, ball_count

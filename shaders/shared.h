@@ -89,7 +89,7 @@ VKCOL_STRUCT(vkcol_gpu_mesh) {
 	// radius around the origin lies inside the solid (shrunk for float
 	// rounding).
 	VKCOL_F32 inner_radius;
-	VKCOL_U32 closed;        // 1: the mesh bounds a solid
+	VKCOL_U32 flags;         // VKCOL_MESH_CLOSED | VKCOL_MESH_STAR_SHAPED
 	VKCOL_F32 aabb_min_x, aabb_min_y, aabb_min_z;
 	VKCOL_U32 node_first;    // root in the batch node pool (exact mode)
 	VKCOL_F32 aabb_max_x, aabb_max_y, aabb_max_z;
@@ -103,6 +103,12 @@ VKCOL_STRUCT(vkcol_gpu_mesh) {
 	// the solid), right after the cone bounds in the cluster pool.
 	VKCOL_U32 ball_count;
 } VKCOL_STRUCT_END(vkcol_gpu_mesh)
+
+// vkcol_gpu_mesh.flags: the mesh bounds a solid; and it is closed and its
+// cube map saw one surface hit on every ray (R = G everywhere: star-shaped
+// about its origin, as far as the map's resolution tells).
+#define VKCOL_MESH_CLOSED 1u
+#define VKCOL_MESH_STAR_SHAPED 2u
 
 // At most this many inner balls per mesh (vkcol_gpu_mesh.ball_count).
 #define VKCOL_INNER_BALLS 16

@@ -390,7 +390,8 @@ static vkcol_result pool_build(vkcol_context *ctx)
 		    .aabb_max_x = s->cpu.aabb_max[0],
 		    .aabb_max_y = s->cpu.aabb_max[1],
 		    .aabb_max_z = s->cpu.aabb_max[2],
-		    .closed = s->cpu.closed,
+		    .flags = (s->cpu.closed ? VKCOL_MESH_CLOSED : 0u) |
+		             (s->cpu.closed && s->cube.multi_hit_fraction == 0.0f ? VKCOL_MESH_STAR_SHAPED : 0u),
 		    .node_first = node_next,
 		    .piece_first = piece_next,
 		    .piece_count = piece_count,

@@ -449,12 +449,13 @@ static void test_overflow_reruns(void)
 // Stage 1's early accept (inner balls, cube-map witnesses confirmed by an
 // exact segment test) changes no answer: the same poses with and without
 // it, and every pair it accepts collides for the reference too.
-// n deep random poses of each pair of meshes (as[m], bs[m]), alternating,
-// with and without the early accept: the same answers, an early accept (inner
-// balls or a witness) for at least a third of the collisions, some by a
-// witness, and every pose decided so colliding in the reference.
+// n random poses of each pair of meshes (as[m], bs[m]), alternating, B's
+// sphere centre within reach_factor x (ra + rb) of A's, with and without
+// the early accept: the same answers, every pose decided early colliding in
+// the reference, and a witness for at least witness_share of the colliding
+// pairs whose inner balls do not overlap (and for one at least).
 static void check_early_accept(vkcol_context *ctx, const vkcol_mesh *as, const vkcol_mesh *bs, uint32_t mesh_count,
-                               uint32_t n, uint64_t seed, const char *what)
+                               uint32_t n, uint64_t seed, float reach_factor, double witness_share, const char *what)
 {
 	vkcol_mesh_info ia[2], ib[2];
 	for (uint32_t m = 0; m < mesh_count; m++) {
@@ -466,7 +467,7 @@ static void check_early_accept(vkcol_context *ctx, const vkcol_mesh *as, const v
 	uint64_t state = seed;
 	for (uint32_t i = 0; i < n; i++) {
 		uint32_t m = i % mesh_count;
-		float reach = 0.9f * (ia[m].sphere_radius + ib[m].sphere_radius);
+		float reach = reach_factor * (ia[m].sphere_radius + ib[m].sphere_radius);
 		pairs[i] = (vkcol_pair){as[m], bs[m], pose_identity(), random_pose(&state, &ia[m], &ib[m], reach, 1.0f)};
 	}
 	vkcol_batch_stats s1, s2;
@@ -475,9 +476,12 @@ static void check_early_accept(vkcol_context *ctx, const vkcol_mesh *as, const v
 	bd.stats = &s2;
 	bd.flags = VKCOL_BATCH_NO_EARLY_ACCEPT;
 	ENSURE(vkcol_batch_run(ctx, &bd, without) == VKCOL_SUCCESS);
-	printf("     %s: %llu of %llu colliding pairs accepted on a witness\n", what,
-	       (unsigned long long)s1.witness_accepted, (unsigned long long)s1.collisions);
+	uint64_t left = s1.collisions - s1.inner_ball_accepted;
+	printf("     %s: %llu of the %llu colliding pairs without overlapping inner balls accepted on a witness\n", what,
+	       (unsigned long long)s1.witness_accepted, (unsigned long long)left);
 	ENSURE(s1.witness_accepted > 0);
+	ENSURE_MSG((double)s1.witness_accepted >= witness_share * (double)left, "%s: a witness for %llu of %llu", what,
+	           (unsigned long long)s1.witness_accepted, (unsigned long long)left);
 	ENSURE_EQ_INT(s2.witness_accepted, 0);
 	ENSURE_EQ_INT(s2.inner_ball_accepted, 0);
 	ENSURE_EQ_INT(s1.collisions, s2.collisions);
@@ -494,8 +498,8 @@ static void check_early_accept(vkcol_context *ctx, const vkcol_mesh *as, const v
 		}
 	}
 	printf("     %s: %u of %llu colliding pairs accepted early\n", what, cube, (unsigned long long)s1.collisions);
-	// Most colliding pairs of these deep poses have overlapping inner balls
-	// or a vertex well inside.
+	// Most colliding pairs of these poses have overlapping inner balls or a
+	// vertex inside.
 	ENSURE(cube * 3 >= s1.collisions);
 	// Every early accept is counted as one or the other.
 	ENSURE_EQ_INT(cube, s1.witness_accepted + s1.inner_ball_accepted);
@@ -522,16 +526,21 @@ static void test_early_accept(void)
 	// witness search descends the tree instead.
 	ENSURE(meshgen_torus(&large, 1.0f, 0.35f, 128, 48));
 	const vkcol_mesh small[2] = {gpu_mesh(ctx, &torus, 32, "torus"), gpu_mesh(ctx, &star, 32, "star")};
-	check_early_accept(ctx, small, small, 2, 3000, 7, "torus and star");
+	check_early_accept(ctx, small, small, 2, 3000, 7, 0.9f, 0.5, "torus and star");
 	const vkcol_mesh big = gpu_mesh(ctx, &large, 32, "large torus");
-	check_early_accept(ctx, &big, &big, 1, 600, 11, "large torus");
+	check_early_accept(ctx, &big, &big, 1, 600, 11, 0.9f, 0.5, "large torus");
+	// Poses as the benchmark's, where many colliding tori only graze: the
+	// witness search's vertex nearest the nearest inner balls (a torus is
+	// not star-shaped) accepts most of those the balls leave (54 of 63;
+	// from the origin's map, as before, 29).
+	check_early_accept(ctx, &big, &big, 1, 1500, 19, 1.02f, 0.7, "large torus, grazing poses");
 	// An open mesh (one piece) against closed ones, both ways round: its
 	// vertices are witnesses when another of them lies outside.
 	const float lo[3] = {-0.8f, -0.6f, -0.7f}, hi[3] = {0.8f, 0.6f, 0.7f};
 	ENSURE(meshgen_box_open(&bowl, lo, hi, 4));
 	const vkcol_mesh open = gpu_mesh(ctx, &bowl, 32, "open box");
 	const vkcol_mesh opens[2] = {open, small[1]}, closeds[2] = {small[0], open};
-	check_early_accept(ctx, opens, closeds, 2, 2000, 13, "open box and torus, star and open box");
+	check_early_accept(ctx, opens, closeds, 2, 2000, 13, 0.9f, 0.5, "open box and torus, star and open box");
 	meshgen_free(&bowl);
 	meshgen_free(&torus);
 	meshgen_free(&star);
