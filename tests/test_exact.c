@@ -289,7 +289,7 @@ static void test_leaf_sizes(void)
 // search change no answer and save traversal items: the same poses of two
 // open boxes with a budget of 1 (breadth first only), the default and the
 // largest budget all agree with the reference, and the default visits
-// fewer frontier items than 1.
+// fewer frontier items than 1; so do closed boxes touching face to face.
 static void test_depth_first(void)
 {
 	vkcol_context *ctx = gpu_context();
@@ -316,6 +316,45 @@ static void test_depth_first(void)
 	       (unsigned long long)items[0], (unsigned long long)items[1], (unsigned long long)items[2]);
 	ENSURE(items[1] < items[0]);
 	meshgen_free(&box);
+
+	// Closed boxes stacked face to face (touching counts): the witness
+	// search finds no vertex inside, the balls do not meet, and the contact
+	// covers a whole face. A breadth-first pair past VKCOL_DIVE_AFTER items
+	// goes on depth first and stops at its first hit, instead of expanding
+	// the face down to its leaves.
+	meshgen_mesh slab;
+	const float slo[3] = {-1, -1, -0.25f}, shi[3] = {1, 1, 0.25f};
+	ENSURE(meshgen_box(&slab, slo, shi, 48, false));
+	vkcol_mesh ms = gpu_mesh(ctx, &slab, 16, "box of 48 divisions");
+	vkcol_pair stacked[4];
+	for (int i = 0; i < 4; i++) {
+		stacked[i] = (vkcol_pair){ms, ms, pose_identity(), pose_identity()};
+		stacked[i].pose_b.translation[0] = 0.25f * (float)i;
+		stacked[i].pose_b.translation[1] = -0.125f * (float)i;
+		stacked[i].pose_b.translation[2] = 0.5f;
+	}
+	uint64_t stacked_items[2] = {0};
+	for (int k = 0; k < 2; k++) {
+		ctx->traverse_budget_override = budgets[k];
+		vkcol_pair_result res[4];
+		vkcol_batch_stats stats;
+		vkcol_batch_desc bd = {.pairs = stacked, .pair_count = 4, .mode = VKCOL_MODE_EXACT, .stats = &stats};
+		ENSURE(vkcol_batch_run(ctx, &bd, res) == VKCOL_SUCCESS);
+		for (int i = 0; i < 4; i++) {
+			bool ref = false;
+			ENSURE(vkcol_reference_collide(ctx, &stacked[i], &ref) == VKCOL_SUCCESS);
+			ENSURE_MSG(ref && res[i].collide == 1 && res[i].stage == VKCOL_STAGE_TREE,
+			           "%s, stacked pair %d: collide %u, stage %u, reference %d", names[k], i, res[i].collide,
+			           res[i].stage, ref);
+		}
+		for (uint32_t l = 0; l < stats.levels; l++)
+			stacked_items[k] += stats.level_items[l];
+	}
+	ctx->traverse_budget_override = 0;
+	printf("     stacked boxes, frontier items: %llu breadth first, %llu default\n",
+	       (unsigned long long)stacked_items[0], (unsigned long long)stacked_items[1]);
+	ENSURE(2 * stacked_items[1] < stacked_items[0]);
+	meshgen_free(&slab);
 	ENSURE_EQ_INT(vkcol_context_validation_message_count(ctx), 0);
 	vkcol_context_destroy(ctx);
 }
