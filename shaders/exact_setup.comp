@@ -265,9 +265,9 @@ uvec2 nearest_balls(vkcol_gpu_mesh a, vkcol_gpu_mesh b, pair_frames f)
 //   whose surfaces cross away from there found no candidate. The nearest
 //   balls mark where the two solids come closest, and a vertex of one that
 //   dips into the other there is the one nearest the ball's centre (CPU per
-//   pair on lavapipe, mixed random poses: 250k torus 9.9 -> 6.4 us,
+//   pair on lavapipe, mixed random poses: 250k torus 9.9 -> 6.2 us,
 //   colliding pairs left to the traversal 139 -> 11 of 4,000; torus 3.3 ->
-//   2.9, 126 -> 21 of 10,000). On the spiky star the map's candidates win
+//   3.0, 126 -> 43 of 10,000). On the spiky star the map's candidates win
 //   (colliding pairs left 88 against 394 of 10,000).
 // Each case's loop runs no step for the other: a SIMD driver such as
 // lavapipe runs a branch's code whether any lane takes it or not.
