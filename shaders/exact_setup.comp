@@ -99,6 +99,13 @@ bool segment_clear(vkcol_gpu_mesh m, vec3 o, vec3 v, float tol)
 	return clear;
 }
 
+// Inner ball i of closed mesh m (0: the origin's), in m's frame.
+vec4 ball_of(vkcol_gpu_mesh m, uint i)
+{
+	return i == 0u ? vec4(m.origin_x, m.origin_y, m.origin_z, m.inner_radius)
+	               : cluster_at(m.cone_first + VKCOL_CONE_FLOATS / 4u + i - 1u);
+}
+
 // Do the inner balls of closed meshes a and b overlap (then the solids share
 // a point)? The origin's ball (index 0) and the mesh's ball_count more, each
 // inside its solid (src/mesh.c, find_inner_balls). Returns the overlap of
@@ -107,13 +114,12 @@ bool segment_clear(vkcol_gpu_mesh m, vec3 o, vec3 v, float tol)
 float inner_balls_overlap(vkcol_gpu_mesh a, vkcol_gpu_mesh b, pair_frames f)
 {
 	float depth = -1.0;
-	uint ball_a = a.cone_first + VKCOL_CONE_FLOATS / 4u, ball_b = b.cone_first + VKCOL_CONE_FLOATS / 4u;
 	uint na = a.inner_radius > 0.0 && b.inner_radius > 0.0 ? a.ball_count + 1u : 0u;
 	for (uint j = 0u; j <= b.ball_count && na > 0u && depth < 0.0; j++) {
-		vec4 sb = j == 0u ? vec4(b.origin_x, b.origin_y, b.origin_z, b.inner_radius) : cluster_at(ball_b + j - 1u);
+		vec4 sb = ball_of(b, j);
 		vec3 cb = f.r_ba * sb.xyz + f.t_ba;
 		for (uint i = 0u; i < na && depth < 0.0; i++) {
-			vec4 sa = i == 0u ? vec4(a.origin_x, a.origin_y, a.origin_z, a.inner_radius) : cluster_at(ball_a + i - 1u);
+			vec4 sa = ball_of(a, i);
 			float apart = distance(cb, sa.xyz);
 			depth = apart <= sa.w + sb.w ? sa.w + sb.w - apart : -1.0;
 		}
@@ -220,13 +226,6 @@ bool piece_leaves(vkcol_gpu_mesh from, vkcol_gpu_mesh to, mat3 r, vec3 t, float 
 	return out_;
 }
 
-// Inner ball i of closed mesh m (0: the origin's), in m's frame.
-vec4 ball_of(vkcol_gpu_mesh m, uint i)
-{
-	return i == 0u ? vec4(m.origin_x, m.origin_y, m.origin_z, m.inner_radius)
-	               : cluster_at(m.cone_first + VKCOL_CONE_FLOATS / 4u + i - 1u);
-}
-
 // The inner balls of closed meshes a and b (i of a, j of b, as
 // inner_balls_overlap numbers them) that come nearest to meeting: where the
 // two solids are likely nearest each other. Only find_candidate's ball
@@ -247,6 +246,15 @@ uvec2 nearest_balls(vkcol_gpu_mesh a, vkcol_gpu_mesh b, pair_frames f)
 		}
 	}
 	return pick;
+}
+
+// Vertex k of the four clusters `near` of mesh m (k / VKCOL_CLUSTER_SIZE
+// picks the cluster), as a vertex pool index; a short last cluster of the
+// mesh repeats its last vertex.
+uint cluster_vertex(vkcol_gpu_mesh m, uvec4 near, uint k)
+{
+	uint c = near[k / VKCOL_CLUSTER_SIZE];
+	return m.vertex_first + min(c * VKCOL_CLUSTER_SIZE + k % VKCOL_CLUSTER_SIZE, m.vertex_count - 1u);
 }
 
 // The candidate for a witness of `from` (carried into to's frame by
@@ -283,16 +291,13 @@ bool find_candidate(vkcol_gpu_mesh from, vkcol_gpu_mesh to, mat3 r, vec3 t, bool
 	v = o;
 	depth = 0.0;
 	inside = false;
-	// Star-shaped: candidate 0 is from's origin; k > 0: vertex (k - 1) %
-	// CLUSTER_SIZE of cluster (k - 1) / CLUSTER_SIZE (a short last cluster
-	// of the mesh repeats its last vertex). One sample and no confirmation
+	// Star-shaped: candidate 0 is from's origin; k > 0: cluster_vertex
+	// k - 1. One sample and no confirmation
 	// in the loop: a SIMD driver such as lavapipe runs a loop's code for
 	// every iteration any lane needs.
 	uint total = star ? 1u + VKCOL_CLUSTER_SIZE * clusters : 0u;
 	for (uint k = solid ? 0u : 1u; k < total && !found; k++) {
-		uint j = max(k, 1u) - 1u;
-		uint c = near[j / VKCOL_CLUSTER_SIZE];
-		uint vertex = from.vertex_first + min(c * VKCOL_CLUSTER_SIZE + j % VKCOL_CLUSTER_SIZE, from.vertex_count - 1u);
+		uint vertex = cluster_vertex(from, near, max(k, 1u) - 1u);
 		vec3 x = k == 0u ? vec3(from.origin_x, from.origin_y, from.origin_z) : vertex_at(vertex).xyz;
 		vec3 point = r * x + t;
 		vec3 d = point - o;
@@ -308,9 +313,7 @@ bool find_candidate(vkcol_gpu_mesh from, vkcol_gpu_mesh to, mat3 r, vec3 t, bool
 	// Any other: the nearest vertex.
 	float best = 3.4e38;
 	for (uint k = 0u; k < (star ? 0u : VKCOL_CLUSTER_SIZE * clusters); k++) {
-		uint c = near[k / VKCOL_CLUSTER_SIZE];
-		uint vertex = from.vertex_first + min(c * VKCOL_CLUSTER_SIZE + k % VKCOL_CLUSTER_SIZE, from.vertex_count - 1u);
-		vec3 x = r * vertex_at(vertex).xyz + t;
+		vec3 x = r * vertex_at(cluster_vertex(from, near, k)).xyz + t;
 		float d2 = dot(x - o, x - o);
 		v = d2 < best ? x : v;
 		best = min(best, d2);
