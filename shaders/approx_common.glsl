@@ -114,9 +114,9 @@ float test_cluster(vkcol_gpu_mesh from, vkcol_gpu_mesh to, mat3 r, vec3 t, uint 
 // frame by x -> r x + t, hold a vertex inside `to`? Not when it misses `to`'s
 // AABB, nor, with `cones`, when it lies beyond `to`'s map in every direction
 // it covers. d2: squared distance of its centre from `to`'s origin.
-bool ball_may_hit(vkcol_gpu_mesh to, mat3 r, vec3 t, vec4 cs, bool cones, out float d2)
+bool ball_may_hit(vkcol_gpu_mesh to, mat3 r, vec3 t, vec4 cs, bool cones, out float d2, out vec3 cc)
 {
-	vec3 cc = r * cs.xyz + t;
+	cc = r * cs.xyz + t;
 	vec3 gap = max(max(box_min(to) - cc, cc - box_max(to)), vec3(0.0));
 	vec3 off = cc - vec3(to.origin_x, to.origin_y, to.origin_z);
 	d2 = dot(off, off);
@@ -166,12 +166,14 @@ struct side {
 	vec3 t;
 	uint direction;
 	bool cones;     // cone bounds apply (level 0's linear filtering only)
+	bool clears;    // and so does s.to's clearance field (cone_bound.glsl)
 	uint groups;    // groups of `from`
 	uint span;      // groups per bit of `touching`: groups / 32, rounded up
 	uint touching;  // bit b set: a group g with g / span = b may hold an inside vertex
 	uint nearest;   // the group nearest `to`'s origin that may, or NONE
 	uint tested;    // its cluster nearest `to`'s origin that may, tested first
 	uint rest;      // group_mask of `nearest` without `tested`
+	clearance_grid clear; // s.to's clearance field
 };
 
 // Direction `direction` of pair pr, before any group is tested. Only the two
@@ -187,17 +189,24 @@ side side_of(vkcol_gpu_pair pr, pair_frames f, uint direction)
 	s.t = ba ? f.t_ba : f.t_ab;
 	s.direction = direction;
 	s.cones = map_lod(s.to) == 0.0 && (params.flags & VKCOL_APPROX_NO_CONES) == 0u;
+	s.clears = s.cones && (params.flags & VKCOL_APPROX_NO_CLEARANCE) == 0u;
 	s.groups = (s.from.cluster_count + VKCOL_GROUP_CLUSTERS - 1u) / VKCOL_GROUP_CLUSTERS;
 	s.span = (s.groups + 31u) / 32u;
 	s.touching = 0u;
 	s.nearest = NONE;
 	s.tested = NONE;
 	s.rest = 0u;
+	s.clear = clearance_of(s.to);
 	return s;
 }
 
 // The clusters of group g of s.from that may hold a vertex inside s.to, as
 // a mask from the group's first cluster; closest: the nearest of them.
+// Besides ball_may_hit's tests, a cluster's ball is tested against s.to's
+// clearance field, which is tight where cone bounds are loose (a long thin
+// part shares a cone with empty space). Group balls are not: they are too
+// large for the field to reject more than the cones do, and the lookup
+// cost the meshes whose cones are tight (sphere, box, torus) 5-25 %.
 uint group_mask(side s, uint g, out uint closest)
 {
 	uint first = g * VKCOL_GROUP_CLUSTERS;
@@ -205,14 +214,17 @@ uint group_mask(side s, uint g, out uint closest)
 	uint mask = 0u;
 	float closest_d2 = 3.4e38, d2;
 	closest = NONE;
-	for (uint c = first; c < end; c++)
-		if (ball_may_hit(s.to, s.r, s.t, cluster_at(s.from.cluster_first + c), s.cones, d2)) {
+	for (uint c = first; c < end; c++) {
+		vec4 cs = cluster_at(s.from.cluster_first + c);
+		vec3 cc;
+		if (ball_may_hit(s.to, s.r, s.t, cs, s.cones, d2, cc) && !(s.clears && clearance_beyond(s.clear, cc, cs.w))) {
 			mask |= 1u << (c - first);
 			if (d2 < closest_d2) {
 				closest_d2 = d2;
 				closest = c;
 			}
 		}
+	}
 	return mask;
 }
 

@@ -14,7 +14,9 @@
 //     those balls lie inside the solids, so the pair certainly collides.
 // Vertices come in spatial clusters, and clusters in groups: a group or
 // cluster whose bounding sphere misses the other mesh's AABB, or lies beyond
-// the other mesh's map by its cone bounds (cone_bound.glsl), is skipped whole.
+// the other mesh's map by its cone bounds (cone_bound.glsl), is skipped
+// whole, and so is a cluster that the other mesh's clearance field
+// (cone_bound.glsl) puts beyond its map.
 // This shader tests the balls of the groups and, per direction, one cluster:
 // the one nearest the other mesh's origin (when the meshes collide, the
 // likeliest to hold an inside vertex). It makes cluster jobs (shared.h) of
@@ -49,8 +51,9 @@ float test_nearest(inout side s)
 {
 	uint group_first = s.from.cluster_first + s.from.cluster_count;
 	float nearest_d2 = 3.4e38, d2;
+	vec3 cc;
 	for (uint g = 0u; g < s.groups; g++) {
-		if (!ball_may_hit(s.to, s.r, s.t, cluster_at(group_first + g), s.cones, d2))
+		if (!ball_may_hit(s.to, s.r, s.t, cluster_at(group_first + g), s.cones, d2, cc))
 			continue;
 		s.touching |= 1u << (g / s.span);
 		if (d2 < nearest_d2) {
@@ -102,12 +105,13 @@ bool make_jobs(uint p, side s)
 float test_all(side ba, side ab)
 {
 	float depth = -1.0, d2;
+	vec3 cc;
 	uint closest;
 	for (uint direction = 0u; direction < 2u && depth < 0.0; direction++) {
 		side s = direction == 0u ? ba : ab;
 		uint group_first = s.from.cluster_first + s.from.cluster_count;
 		for (uint g = 0u; g < s.groups && depth < 0.0; g++) {
-			uint mask = ball_may_hit(s.to, s.r, s.t, cluster_at(group_first + g), s.cones, d2) ? group_mask(s, g, closest) : 0u;
+			uint mask = ball_may_hit(s.to, s.r, s.t, cluster_at(group_first + g), s.cones, d2, cc) ? group_mask(s, g, closest) : 0u;
 			while (mask != 0u && depth < 0.0) {
 				depth = test_cluster(s.from, s.to, s.r, s.t, g * VKCOL_GROUP_CLUSTERS + uint(findLSB(mask)));
 				mask &= mask - 1u;

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
-// Cone bounds of the distance cube maps (src/cone_bound.c, layout in
-// shared.h): the including shader defines `vec4 cluster_at(uint)`, which
-// reads the pool that holds each mesh's bounds from its cone_first on.
+// Cone bounds and clearance fields of the distance cube maps
+// (src/cone_bound.c, src/clearance.c, layouts in shared.h): the including
+// shader defines `vec4 cluster_at(uint)`, which reads the pool that holds
+// each mesh's bounds from its cone_first on.
 #ifndef VKCOL_CONE_BOUND_GLSL
 #define VKCOL_CONE_BOUND_GLSL
 
@@ -46,6 +47,34 @@ bool cone_beyond(vkcol_gpu_mesh to, vec3 d, float len, float rho)
 	uint offset = 8u * (uint(VKCOL_CONE_CELLS * VKCOL_CONE_CELLS) - n * n);
 	uint at = offset + cone_cell(d, n);
 	return len - rho > cluster_at(to.cone_first + (at >> 2))[at & 3u];
+}
+
+// A mesh's clearance field (src/clearance.h): grid = (minimum, cell edge),
+// more = (points per axis as uint bits, the filter's reach); values: where
+// its values start in the cluster pool.
+struct clearance_grid {
+	vec4 grid, more;
+	uint values;
+};
+
+clearance_grid clearance_of(vkcol_gpu_mesh to)
+{
+	uint first = to.cone_first + uint(VKCOL_CONE_FLOATS / 4) + to.ball_count;
+	return clearance_grid(cluster_at(first), cluster_at(first + 1u), first + uint(VKCOL_CLEARANCE_HEADER));
+}
+
+// Is every point of the ball of radius rho around c (in the mesh's frame)
+// outside the mesh by its map, as linear filtering at level 0 samples it,
+// by the clearance field? Read at the grid point of the cell that holds c
+// (clamped to the grid).
+bool clearance_beyond(clearance_grid g, vec3 c, float rho)
+{
+	uvec3 dims = floatBitsToUint(g.more.xyz);
+	uvec3 i = uvec3(clamp(floor((c - g.grid.xyz) / g.grid.w), vec3(0.0), vec3(dims - 1u)));
+	vec3 p = g.grid.xyz + (vec3(i) + 0.5) * g.grid.w;
+	uint at = (i.z * dims.y + i.y) * dims.x + i.x;
+	float value = cluster_at(g.values + (at >> 2))[at & 3u];
+	return value > (1.0 + g.more.w) * (length(c - p) + rho);
 }
 
 #endif

@@ -127,6 +127,14 @@ VKCOL_STRUCT(vkcol_gpu_mesh) {
 #define VKCOL_CONE_ANGLE(l) ((1 << (l)) * (1.0 / VKCOL_CONE_CELLS))
 #define VKCOL_CONE_FLOATS 2048 // 6 * (256 + 64 + 16 + 4 + 1) = 2046, padded to whole vec4s
 
+// Clearance field (src/clearance.h), in the cluster pool right after the
+// inner balls (vec4 units, from cone_first + VKCOL_CONE_FLOATS / 4 +
+// ball_count): a header of VKCOL_CLEARANCE_HEADER texels, (grid minimum,
+// cell edge) as floats, the grid's points per axis (x, y, z) as uints and
+// the filter's reach (float); then one float per grid point, x fastest,
+// four per texel.
+#define VKCOL_CLEARANCE_HEADER 2
+
 // A query as the caller gives it (vkcol_pair): mesh ids and two poses,
 // quaternions w first.
 VKCOL_STRUCT(vkcol_gpu_pair) {
@@ -173,6 +181,7 @@ VKCOL_STRUCT(vkcol_approx_params) {
 // cone bounds unused (tests compare the answers with and without them).
 #define VKCOL_APPROX_STATS 1u
 #define VKCOL_APPROX_NO_CONES 2u
+#define VKCOL_APPROX_NO_CLEARANCE 4u // the clearance fields off (tests)
 
 // Counters of approx_pairs.comp (binding 4): 64-bit values as (low, high)
 // uint pairs, added to with carry.

@@ -190,6 +190,19 @@ static uint32_t inner_balls_for_gpu(const mesh_cpu *m, float *out)
 	return n;
 }
 
+// The clearance field (clearance.h) as the shaders read it, right after the
+// inner balls (shared.h); returns the vec4s written.
+static uint32_t emit_clearance(const clearance_field *f, float *out)
+{
+	uint32_t points = f->dims[0] * f->dims[1] * f->dims[2];
+	memcpy(out, f->min, 3 * sizeof(float));
+	out[3] = f->cell;
+	memcpy(&out[4], f->dims, 3 * sizeof(uint32_t));
+	out[7] = f->reach;
+	memcpy(&out[4 * VKCOL_CLEARANCE_HEADER], f->values, points * sizeof(float));
+	return VKCOL_CLEARANCE_HEADER + (points + 3) / 4;
+}
+
 static uint32_t find_root(uint32_t *parent, uint32_t v)
 {
 	while (parent[v] != v) {
@@ -278,8 +291,10 @@ static vkcol_result pool_build(vkcol_context *ctx)
 			if (ctx->meshes[i].cpu.tree.depth > pool->max_depth)
 				pool->max_depth = ctx->meshes[i].cpu.tree.depth;
 			uint32_t clusters = (nv + VKCOL_CLUSTER_SIZE - 1) / VKCOL_CLUSTER_SIZE;
+			const clearance_field *f = &ctx->meshes[i].clearance;
 			cluster_total += clusters + (clusters + VKCOL_GROUP_CLUSTERS - 1) / VKCOL_GROUP_CLUSTERS +
-			                 VKCOL_CONE_FLOATS / 4 + VKCOL_INNER_BALLS;
+			                 VKCOL_CONE_FLOATS / 4 + VKCOL_INNER_BALLS + VKCOL_CLEARANCE_HEADER +
+			                 ((uint64_t)f->dims[0] * f->dims[1] * f->dims[2] + 3) / 4;
 			max_vertices = nv > max_vertices ? nv : max_vertices;
 			cubes[array_index(ctx->meshes[i].cube.resolution)]++;
 		}
@@ -367,6 +382,7 @@ static vkcol_result pool_build(vkcol_context *ctx)
 		cluster_next += VKCOL_CONE_FLOATS / 4;
 		uint32_t ball_count = inner_balls_for_gpu(&s->cpu, &host_clusters[4 * (size_t)cluster_next]);
 		cluster_next += ball_count;
+		cluster_next += emit_clearance(&s->clearance, &host_clusters[4 * (size_t)cluster_next]);
 		vkcol_gpu_mesh *r = &records[i];
 		*r = (vkcol_gpu_mesh){
 		    .origin_x = s->cpu.origin[0],
@@ -1217,7 +1233,8 @@ VKCOL_API vkcol_result vkcol_batch_run(vkcol_context *ctx, const vkcol_batch_des
 		    .pair_count = (uint32_t)count,
 		    .mip_level = desc->mip_level,
 		    .mesh_index_mask = MESH_MAX_COUNT,
-		    .flags = (stats != NULL ? VKCOL_APPROX_STATS : 0u) | (ctx->cone_bounds_off ? VKCOL_APPROX_NO_CONES : 0u),
+		    .flags = (stats != NULL ? VKCOL_APPROX_STATS : 0u) | (ctx->cone_bounds_off ? VKCOL_APPROX_NO_CONES : 0u) |
+		             (ctx->clearance_off ? VKCOL_APPROX_NO_CLEARANCE : 0u),
 		    .job_capacity = (uint32_t)job_capacity,
 		    .group_capacity = (uint32_t)group_capacity,
 		};

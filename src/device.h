@@ -6,6 +6,7 @@
 #include <volk.h>
 
 #include "core.h"
+#include "clearance.h"
 #include "distance_map.h"
 #include "memory.h"
 #include "mesh.h"
@@ -57,6 +58,7 @@ typedef struct mesh_slot {
 	uint32_t cube_resolution;
 	cube_map cube;
 	float *cone_bounds; // VKCOL_CONE_FLOATS, cone_bound.h
+	clearance_field clearance;
 } mesh_slot;
 
 struct vkcol_context {
@@ -96,6 +98,7 @@ struct vkcol_context {
 	struct batch_pool *pool; // batch-side copies of the meshes (batch.c)
 	uint32_t frontier_capacity_override; // tests only: > 0 shrinks the exact-mode frontiers
 	bool cone_bounds_off;                // tests: approx mode skips no vertex cluster by its cone bound
+	bool clearance_off;                  // tests: ... nor by its clearance field (clearance.h)
 	uint32_t approx_job_capacity_override;   // tests: > 0 sets approx mode's cluster jobs per chunk
 	uint32_t approx_group_capacity_override; // tests: > 0 sets approx mode's group jobs per chunk
 	uint32_t traverse_budget_override;   // tests and benchmarks: > 0 sets the depth-first steps per traversal item

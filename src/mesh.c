@@ -998,6 +998,7 @@ static void slot_release(vkcol_context *ctx, mesh_slot *slot)
 	gpu_buffer_destroy(ctx, &slot->gpu.nodes);
 	distance_map_destroy(ctx, &slot->cube);
 	core_free(&ctx->env, slot->cone_bounds);
+	clearance_free(&ctx->env, &slot->clearance);
 	mesh_cpu_free(&ctx->env, &slot->cpu);
 	uint32_t generation = slot->generation;
 	memset(slot, 0, sizeof(*slot));
@@ -1086,6 +1087,7 @@ VKCOL_API vkcol_result vkcol_mesh_create(vkcol_context *ctx, const vkcol_mesh_de
 		goto cleanup;
 	}
 	cone_bounds_build(m, slot->cube_resolution, slot->cone_bounds);
+	TRY(clearance_build(env, m, slot->cube_resolution, &slot->clearance));
 	slot->used = true;
 	*out = slot_handle(ctx, index);
 	CORE_DEBUG(env, "mesh '%s': %u vertices (%u unique), %u triangles, %s, tree depth %u, %u nodes", m->name,

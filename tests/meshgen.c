@@ -314,6 +314,38 @@ bool meshgen_grid(meshgen_mesh *out, uint32_t nx, uint32_t ny, float sx, float s
 	return true;
 }
 
+bool meshgen_spider(meshgen_mesh *out, uint32_t legs, float body_radius, float leg_length, float leg_width)
+{
+	const float centre[3] = {0, 0, 0};
+	if (!meshgen_sphere(out, centre, body_radius, 8, 16))
+		return false;
+	const double tilt = 20 * 3.14159265358979323846 / 180;
+	for (uint32_t k = 0; k < legs; k++) {
+		const float lo[3] = {0.5f * body_radius, -0.5f * leg_width, -0.5f * leg_width};
+		const float hi[3] = {0.5f * body_radius + leg_length, 0.5f * leg_width, 0.5f * leg_width};
+		meshgen_mesh leg, merged;
+		if (!meshgen_box(&leg, lo, hi, 2, false)) {
+			meshgen_free(out);
+			return false;
+		}
+		double heading = 2 * 3.14159265358979323846 * k / legs;
+		for (uint32_t v = 0; v < leg.vertex_count; v++) {
+			float *p = &leg.positions[3 * (size_t)v];
+			double x = p[0] * cos(tilt) + p[2] * sin(tilt), z = -p[0] * sin(tilt) + p[2] * cos(tilt), y = p[1];
+			p[0] = (float)(x * cos(heading) - y * sin(heading));
+			p[1] = (float)(x * sin(heading) + y * cos(heading));
+			p[2] = (float)z;
+		}
+		bool ok = meshgen_merge(&merged, out, &leg);
+		meshgen_free(&leg);
+		meshgen_free(out);
+		if (!ok)
+			return false;
+		*out = merged;
+	}
+	return true;
+}
+
 void meshgen_transform(meshgen_mesh *mesh, float scale, const float offset[3])
 {
 	for (size_t i = 0; i < 3 * (size_t)mesh->vertex_count; ++i)

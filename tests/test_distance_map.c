@@ -251,6 +251,144 @@ static void test_cone_bounds(void)
 	vkcol_context_destroy(ctx);
 }
 
+// The clearance field's value at grid point (i, j, k) and where the point
+// lies, as shaders/cone_bound.glsl's clearance_beyond reads them.
+static float field_value(const clearance_field *f, uint32_t i, uint32_t j, uint32_t k, double p[3])
+{
+	const uint32_t at[3] = {i, j, k};
+	for (int c = 0; c < 3; c++)
+		p[c] = (double)f->min[c] + (at[c] + 0.5) * (double)f->cell;
+	return f->values[((size_t)k * f->dims[1] + j) * f->dims[0] + i];
+}
+
+// Does the field call the point x outside the map, read at grid point
+// (i, j, k)?
+static bool field_rejects(const clearance_field *f, const double x[3], uint32_t i, uint32_t j, uint32_t k)
+{
+	double p[3];
+	float value = field_value(f, i, j, k, p);
+	double d = sqrt((x[0] - p[0]) * (x[0] - p[0]) + (x[1] - p[1]) * (x[1] - p[1]) + (x[2] - p[2]) * (x[2] - p[2]));
+	return value > (1.0 + f->reach) * d;
+}
+
+// The clearance field (src/clearance.c) is a lower bound of the distance
+// to the union U of the tetrahedra (origin, triangle), less the filter's
+// reach: at grid points it equals a brute-force minimum over every triangle
+// within rounding (so the pruned walk of the tree misses none); no point on
+// a level-0 texel's ray up to the GPU map's outer distance there (what
+// linear filtering returns at the texel's centre) is called outside, read
+// at its own cell's grid point or at a random one; and on a body with thin
+// legs the field calls points outside where the finest cone bounds cannot.
+static void test_clearance_field(void)
+{
+	vkcol_context *ctx = gpu_context();
+	if (!ctx)
+		return;
+	meshgen_mesh torus, open, spider;
+	const float lo[3] = {-0.7f, -0.5f, -0.3f}, hi[3] = {0.7f, 0.5f, 0.3f};
+	ENSURE(meshgen_torus(&torus, 1.0f, 0.35f, 48, 24));
+	ENSURE(meshgen_box_open(&open, lo, hi, 4));
+	ENSURE(meshgen_spider(&spider, 8, 0.5f, 2.0f, 0.08f));
+	const meshgen_mesh *meshes[] = {&torus, &open, &spider};
+	const uint32_t resolutions[] = {64, 32, 64};
+	uint64_t state = 21;
+	for (size_t k = 0; k < CORE_COUNT_OF(meshes); k++) {
+		uint32_t n = resolutions[k];
+		vkcol_mesh m = gpu_mesh(ctx, meshes[k], n, "clearance");
+		const mesh_slot *s = slot_of(ctx, m);
+		ENSURE(s != NULL && s->clearance.values != NULL);
+		if (!s || !s->clearance.values)
+			continue;
+		const clearance_field *f = &s->clearance;
+		const mesh_cpu *c = &s->cpu;
+		const double o[3] = {c->origin[0], c->origin[1], c->origin[2]};
+		const double delta = clearance_reach(n);
+		uint64_t points = (uint64_t)f->dims[0] * f->dims[1] * f->dims[2];
+		ENSURE(points >= 1 && points <= CLEARANCE_MAX_POINTS && f->reach >= delta);
+		// Brute force at every 11th grid point.
+		uint64_t checked = 0, below = 0, loose = 0, outside = 0;
+		for (uint64_t g = 0; g < points; g += 11) {
+			uint32_t gi = (uint32_t)(g % f->dims[0]), gj = (uint32_t)(g / f->dims[0] % f->dims[1]),
+			         gk = (uint32_t)(g / f->dims[0] / f->dims[1]);
+			double p[3];
+			float value = field_value(f, gi, gj, gk, p);
+			double e = INFINITY;
+			for (uint32_t t = 0; t < c->triangle_count; t++) {
+				double v[3][3];
+				for (int a = 0; a < 3; a++)
+					for (int b = 0; b < 3; b++)
+						v[a][b] = c->positions[3 * (size_t)c->indices[3 * (size_t)t + a] + b];
+				e = fmin(e, clearance_tet_distance(p, o, v[0], v[1], v[2]));
+			}
+			double l = sqrt((p[0] - o[0]) * (p[0] - o[0]) + (p[1] - o[1]) * (p[1] - o[1]) + (p[2] - o[2]) * (p[2] - o[2]));
+			double expected = e - delta * l;
+			checked++;
+			below += value > 0 && value > expected;
+			loose += value < expected - 1e-4 * c->sphere_radius;
+			outside += value > 0;
+		}
+		ENSURE_MSG(below == 0 && loose == 0, "mesh %zu: of %llu grid points, %llu above the union's distance, %llu "
+		           "further below it than rounding", k, (unsigned long long)checked, (unsigned long long)below,
+		           (unsigned long long)loose);
+		// Not vacuous: the field calls some grid points outside.
+		ENSURE_MSG(outside > 0, "mesh %zu: no grid point has clearance", k);
+		// Points on the texels' rays.
+		float *texels = malloc(distance_map_texel_count(n) * 8);
+		ENSURE(texels && distance_map_read(ctx, &s->cube, texels) == VKCOL_SUCCESS);
+		uint64_t ray_points = 0, rejected = 0;
+		for (uint32_t face = 0; face < 6 && texels; face++)
+			for (uint32_t j = 0; j < n; j++)
+				for (uint32_t i = 0; i < n; i++) {
+					double g = texels[2 * (((size_t)face * n + j) * n + i) + 1], t[3];
+					if (!(g > 0))
+						continue;
+					distance_map_texel_direction(face, i, j, n, t);
+					double tl = sqrt(t[0] * t[0] + t[1] * t[1] + t[2] * t[2]);
+					for (int sample = 0; sample < 2; sample++) {
+						double along = sample == 0 ? g : g * meshgen_random_unit(&state), x[3];
+						uint32_t cell[3];
+						for (int a = 0; a < 3; a++) {
+							x[a] = o[a] + along * t[a] / tl;
+							double q = floor((x[a] - f->min[a]) / f->cell);
+							cell[a] = q < 0 ? 0 : q > f->dims[a] - 1 ? f->dims[a] - 1 : (uint32_t)q;
+						}
+						ray_points += 2;
+						rejected += field_rejects(f, x, cell[0], cell[1], cell[2]);
+						rejected += field_rejects(f, x, (uint32_t)(meshgen_random(&state) % f->dims[0]),
+						                          (uint32_t)(meshgen_random(&state) % f->dims[1]),
+						                          (uint32_t)(meshgen_random(&state) % f->dims[2]));
+					}
+				}
+		free(texels);
+		ENSURE_MSG(rejected == 0, "mesh %zu: %llu of %llu reads call a point inside the map outside", k,
+		           (unsigned long long)rejected, (unsigned long long)ray_points);
+		if (meshes[k] == &spider) {
+			// Grid points the field calls outside although the finest cone
+			// cell of their direction bounds the map beyond them.
+			uint64_t tighter = 0;
+			for (uint32_t gk = 0; gk < f->dims[2]; gk++)
+				for (uint32_t gj = 0; gj < f->dims[1]; gj++)
+					for (uint32_t gi = 0; gi < f->dims[0]; gi++) {
+						double p[3], d[3];
+						float value = field_value(f, gi, gj, gk, p);
+						for (int a = 0; a < 3; a++)
+							d[a] = p[a] - o[a];
+						double l = sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+						tighter += value > 0 && l > 0 && s->cone_bounds[cone_cell(d, VKCOL_CONE_CELLS)] >= l;
+					}
+			printf("     spider: %llu of %llu grid points outside by the field only\n", (unsigned long long)tighter,
+			       (unsigned long long)points);
+			ENSURE_MSG(tighter > points / 10, "spider: %llu of %llu grid points outside by the field only",
+			           (unsigned long long)tighter, (unsigned long long)points);
+		}
+	}
+	meshgen_free(&torus);
+	meshgen_free(&open);
+	meshgen_free(&spider);
+	ENSURE_EQ_INT(vkcol_context_validation_message_count(ctx), 0);
+	vkcol_context_destroy(ctx);
+}
+
 static void test_resolution_limits(void)
 {
 	vkcol_context *ctx = gpu_context();
@@ -287,6 +425,7 @@ int main(int argc, char **argv)
 	RUN_TEST(test_box_map_analytic);
 	RUN_TEST(test_torus_not_star_shaped);
 	RUN_TEST(test_cone_bounds);
+	RUN_TEST(test_clearance_field);
 	RUN_TEST(test_resolution_limits);
 	RUN_TEST(test_no_unexpected_log_messages);
 	return TEST_SUMMARY();

@@ -1,0 +1,46 @@
+// SPDX-License-Identifier: MIT
+// Clearance field of a distance cube map: on a grid over the mesh's box, how
+// far each grid point lies from every point the map's linear filtering at
+// level 0 could call inside (the layout is in shaders/shared.h, the lookup
+// in shaders/cone_bound.glsl). Where the cone bounds (cone_bound.h) bound the
+// map per cone of directions, and so are loose wherever a long, thin part of
+// the mesh (a leg, a spike) shares a cone with empty space, the field bounds
+// it per point in space.
+#pragma once
+
+#include "mesh.h"
+
+typedef struct clearance_field {
+	uint32_t dims[3];  // grid points per axis, each >= 1
+	float min[3];      // the mesh's box minimum; point (i, j, k) is at min + (i + 1/2, j + 1/2, k + 1/2) cell
+	float cell;        // edge of a grid cell (cubic)
+	float reach;       // clearance_reach of the map's resolution, rounded up to float
+	float *values;     // dims[0] * dims[1] * dims[2], x fastest
+} clearance_field;
+
+// At most this many grid points per mesh (128 KiB of floats).
+#define CLEARANCE_MAX_POINTS 32768u
+
+// Builds the field of mesh m for a map of the given resolution. With U the
+// union of the tetrahedra (origin, triangle) over the mesh's triangles, and
+// delta the angle the filter reaches (4 texels, as cone_bound.h), value(p) is
+// at most dist(p, U) - delta |p - origin|, less a margin for float rounding.
+// A point x that the filtered map calls inside (|x - o| <= G(x - o)) has a
+// texel direction u within delta of x's whose ray meets the surface at
+// G(u) >= |x - o|, so the point at distance |x - o| along u lies in U and
+// dist(x, U) <= delta |x - o|. Hence, for any grid point p, x is outside by
+// the map when value(p) > (1 + delta) |x - p|, and every point of a ball
+// (c, r) is when value(p) > (1 + delta) (|c - p| + r). Returns
+// VKCOL_ERROR_OUT_OF_HOST_MEMORY when the values cannot be allocated.
+vkcol_result clearance_build(const core_env *env, const mesh_cpu *m, uint32_t resolution, clearance_field *out);
+
+void clearance_free(const core_env *env, clearance_field *f);
+
+// The filter's reach for a map of this resolution, in radians (as
+// cone_bound.c's).
+double clearance_reach(uint32_t resolution);
+
+// Distance from p to the tetrahedron (o, a, b, c), 0 inside; exposed for
+// the tests' brute-force check.
+double clearance_tet_distance(const double p[3], const double o[3], const double a[3], const double b[3],
+                              const double c[3]);
