@@ -190,6 +190,17 @@ static uint32_t inner_balls_for_gpu(const mesh_cpu *m, float *out)
 	return n;
 }
 
+// The range of the cluster pool's storage-buffer binding. No shader reads
+// the pool through it (they read its texel view), but a storage binding's
+// range may not pass the device's maxStorageBufferRange, which the pool
+// does with about 1,000 meshes on lavapipe (128 MiB; a clearance field
+// takes 128 KiB).
+static VkDeviceSize cluster_storage_range(const vkcol_context *ctx)
+{
+	VkDeviceSize size = ctx->pool->clusters.size, most = ctx->props.limits.maxStorageBufferRange;
+	return size < most ? size : most / 16 * 16;
+}
+
 // The clearance field (clearance.h) as the shaders read it, right after the
 // inner balls (shared.h); returns the vec4s written.
 static uint32_t emit_clearance(const clearance_field *f, float *out)
@@ -800,7 +811,7 @@ static vkcol_result exact_buffers_create(vkcol_context *ctx, uint32_t chunk, uin
 		    {&b->pairs, 0, 0},    {&pool->meshes, 0, 0},   {&pool->vertices, 0, 0}, {&b->results, 0, 0},
 		    {&pool->nodes, 0, 0}, {&pool->triangles, 0, 0}, {&pool->pieces, 0, 0},  {&b->state, 0, 0},
 		    {write, 0, 0},        {&b->counters, 0, 0},    {&b->args, 0, 0},
-		    {&b->frames, 0, 0},   {&pool->clusters, 0, 0}, {&b->list, 0, 0},
+		    {&b->frames, 0, 0},   {&pool->clusters, 0, cluster_storage_range(ctx)}, {&b->list, 0, 0},
 		    {&pool->nodes, 0, 0}, {&pool->vertices, 0, 0}, {&pool->triangles, 0, 0}, {&b->frames, 0, 0}, // texel
 		    {read, 0, 0},         {&b->pairs, 0, 0},       {&pool->meshes, 0, 0},   {&pool->clusters, 0, 0}, // buffers
 		};
@@ -1196,7 +1207,7 @@ VKCOL_API vkcol_result vkcol_batch_run(vkcol_context *ctx, const vkcol_batch_des
 		                      GPU_MEMORY_DEVICE, "approx job dispatch", &f->job_args));
 		gpu_binding bindings[8 + APPROX_TEXEL_BUFFERS] = {
 		    {&f->pairs, 0, 0},          {&ctx->pool->meshes, 0, 0},   {&ctx->pool->vertices, 0, 0},
-		    {&f->results, 0, 0},        {&f->stats, 0, 0},            {&ctx->pool->clusters, 0, 0},
+		    {&f->results, 0, 0},        {&f->stats, 0, 0},            {&ctx->pool->clusters, 0, cluster_storage_range(ctx)},
 		    {&f->jobs, 0, 0},           {&f->job_args, 0, 0},
 		    {&f->pairs, 0, 0},          {&ctx->pool->meshes, 0, 0},   {&ctx->pool->vertices, 0, 0}, // texel buffers
 		    {&ctx->pool->clusters, 0, 0}, {&f->jobs, 0, 0}};

@@ -240,8 +240,10 @@ vkcol_result clearance_build(const core_env *env, const mesh_cpu *m, uint32_t re
 	if (!(emax > 0))
 		emax = 1;
 	// Cubic cells, as many as the budget allows (flat boxes get one layer).
-	double floor_e = emax / 1024, cell = cbrt(fmax(e[0], floor_e) * fmax(e[1], floor_e) * fmax(e[2], floor_e) /
-	                                          CLEARANCE_MAX_POINTS);
+	uint64_t budget = (uint64_t)CLEARANCE_POINTS_PER_TRIANGLE * m->triangle_count;
+	budget = budget < CLEARANCE_MIN_POINTS ? CLEARANCE_MIN_POINTS : budget > CLEARANCE_MAX_POINTS ? CLEARANCE_MAX_POINTS : budget;
+	double floor_e = emax / 1024,
+	       cell = cbrt(fmax(e[0], floor_e) * fmax(e[1], floor_e) * fmax(e[2], floor_e) / (double)budget);
 	uint64_t points;
 	for (;;) {
 		points = 1;
@@ -250,7 +252,7 @@ vkcol_result clearance_build(const core_env *env, const mesh_cpu *m, uint32_t re
 			out->dims[k] = d < 1 ? 1 : (uint32_t)d;
 			points *= out->dims[k];
 		}
-		if (points <= CLEARANCE_MAX_POINTS)
+		if (points <= budget)
 			break;
 		cell *= 1.02;
 	}

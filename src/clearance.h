@@ -18,7 +18,11 @@ typedef struct clearance_field {
 	float *values;     // dims[0] * dims[1] * dims[2], x fastest
 } clearance_field;
 
-// At most this many grid points per mesh (128 KiB of floats).
+// Grid points per mesh: CLEARANCE_POINTS_PER_TRIANGLE per triangle, within
+// CLEARANCE_MIN_POINTS and CLEARANCE_MAX_POINTS (128 KiB of floats), so the
+// field's memory and build time follow the mesh's size.
+#define CLEARANCE_POINTS_PER_TRIANGLE 8u
+#define CLEARANCE_MIN_POINTS 4096u
 #define CLEARANCE_MAX_POINTS 32768u
 
 // Builds the field of mesh m for a map of the given resolution. With U the

@@ -324,7 +324,7 @@ bool meshgen_spider(meshgen_mesh *out, uint32_t legs, float body_radius, float l
 		const float lo[3] = {0.5f * body_radius, -0.5f * leg_width, -0.5f * leg_width};
 		const float hi[3] = {0.5f * body_radius + leg_length, 0.5f * leg_width, 0.5f * leg_width};
 		meshgen_mesh leg, merged;
-		if (!meshgen_box(&leg, lo, hi, 2, false)) {
+		if (!meshgen_box(&leg, lo, hi, 8, false)) {
 			meshgen_free(out);
 			return false;
 		}

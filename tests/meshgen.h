@@ -44,9 +44,10 @@ bool meshgen_torus(meshgen_mesh *out, float major, float minor, uint32_t major_s
 bool meshgen_soup(meshgen_mesh *out, uint32_t triangle_count, float extent, float size, uint64_t seed);
 
 // A body with thin legs, like the spider of assimp-testmodels: a UV
-// sphere of body_radius at the origin and `legs` boxes of leg_width x
-// leg_width x leg_length, from half the body radius outward, spread evenly
-// around z and tilted 20 degrees below the xy plane. Each part is closed;
+// sphere of body_radius at the origin (224 triangles) and `legs` boxes of
+// leg_width x leg_width x leg_length (768 triangles each), from half the
+// body radius outward, spread evenly around z and tilted 20 degrees below
+// the xy plane. Each part is closed;
 // the legs pass through the body's surface (a union of overlapping
 // solids, not star-shaped from the origin's view of the leg tips).
 bool meshgen_spider(meshgen_mesh *out, uint32_t legs, float body_radius, float leg_length, float leg_width);

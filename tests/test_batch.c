@@ -230,7 +230,7 @@ static void test_cluster_culling(void)
 // map at resolution 8 sees the legs through whole texels, is inside wherever
 // filtering blends a leg's texel into its neighbours' (up to 1.5 texels,
 // 0.375 radians, off the leg). The answers with the field on and off are
-// the same. (A field that leaves the reach out changes 16 of the 40,000.)
+// the same. (A field that leaves the reach out changes 6 of the 100,000.)
 static void test_clearance_filter_reach(void)
 {
 	vkcol_context *ctx = gpu_context();
@@ -240,7 +240,7 @@ static void test_clearance_filter_reach(void)
 	ENSURE(meshgen_spider(&spider, 4, 0.5f, 2.0f, 0.4f));
 	ENSURE(meshgen_soup(&speck, 1, 0.0f, 0.002f, 3));
 	vkcol_mesh ms = gpu_mesh(ctx, &spider, 8, "spider"), mk = gpu_mesh(ctx, &speck, 8, "speck");
-	const uint64_t n = 40000;
+	const uint64_t n = 100000;
 	vkcol_pair *pairs = malloc(n * sizeof(*pairs));
 	vkcol_pair_result *r[2] = {malloc(n * sizeof(vkcol_pair_result)), malloc(n * sizeof(vkcol_pair_result))};
 	ENSURE(pairs && r[0] && r[1]);
@@ -266,7 +266,8 @@ static void test_clearance_filter_reach(void)
 	printf("  specks inside: %llu of %llu\n", (unsigned long long)hits, (unsigned long long)n);
 	ENSURE_MSG(differ == 0, "%llu of %llu specks change their answer with the clearance field", (unsigned long long)differ,
 	           (unsigned long long)n);
-	ENSURE(hits > 0 && hits < n / 2);
+	ENSURE_MSG(hits > n / 50 && hits < n / 2, "%llu of %llu specks inside", (unsigned long long)hits,
+	           (unsigned long long)n);
 	free(pairs);
 	free(r[0]);
 	free(r[1]);
