@@ -28,13 +28,16 @@ typedef struct clearance_field {
 // Builds the field of mesh m for a map of the given resolution. With U the
 // union of the tetrahedra (origin, triangle) over the mesh's triangles, and
 // delta the angle the filter reaches (4 texels, as cone_bound.h), value(p) is
-// at most dist(p, U) - delta |p - origin|, less a margin for float rounding.
+// 0 (no clearance) or at most dist(p, U) - delta |p - origin|, less a
+// margin for float rounding.
 // A point x that the filtered map calls inside (|x - o| <= G(x - o)) has a
 // texel direction u within delta of x's whose ray meets the surface at
 // G(u) >= |x - o|, so the point at distance |x - o| along u lies in U and
 // dist(x, U) <= delta |x - o|. Hence, for any grid point p, x is outside by
 // the map when value(p) > (1 + delta) |x - p|, and every point of a ball
-// (c, r) is when value(p) > (1 + delta) (|c - p| + r). Returns
+// (c, r) is when value(p) > (1 + delta) (|c - p| + r) (never for a value
+// of 0). Exact mode does not read the field; every mesh builds it, on the
+// CPU, at creation (0.01-0.2 s for meshes of 1,000-4,000 triangles). Returns
 // VKCOL_ERROR_OUT_OF_HOST_MEMORY when the values cannot be allocated.
 vkcol_result clearance_build(const core_env *env, const mesh_cpu *m, uint32_t resolution, clearance_field *out);
 
