@@ -201,8 +201,14 @@ static VkDeviceSize cluster_storage_range(const vkcol_context *ctx)
 	return size < most ? size : most / 16 * 16;
 }
 
-// The clearance field (clearance.h) as the shaders read it, right after the
-// inner balls (shared.h); returns the vec4s written.
+// The vec4s a clearance field (clearance.h) takes in the cluster pool.
+static uint32_t clearance_texels(const clearance_field *f)
+{
+	return VKCOL_CLEARANCE_HEADER + (f->dims[0] * f->dims[1] * f->dims[2] + 3) / 4;
+}
+
+// The clearance field as the shaders read it, right after the inner balls
+// (shared.h); returns the vec4s written.
 static uint32_t emit_clearance(const clearance_field *f, float *out)
 {
 	uint32_t points = f->dims[0] * f->dims[1] * f->dims[2];
@@ -211,7 +217,7 @@ static uint32_t emit_clearance(const clearance_field *f, float *out)
 	memcpy(&out[4], f->dims, 3 * sizeof(uint32_t));
 	out[7] = f->reach;
 	memcpy(&out[4 * VKCOL_CLEARANCE_HEADER], f->values, points * sizeof(float));
-	return VKCOL_CLEARANCE_HEADER + (points + 3) / 4;
+	return clearance_texels(f);
 }
 
 static uint32_t find_root(uint32_t *parent, uint32_t v)
@@ -302,10 +308,8 @@ static vkcol_result pool_build(vkcol_context *ctx)
 			if (ctx->meshes[i].cpu.tree.depth > pool->max_depth)
 				pool->max_depth = ctx->meshes[i].cpu.tree.depth;
 			uint32_t clusters = (nv + VKCOL_CLUSTER_SIZE - 1) / VKCOL_CLUSTER_SIZE;
-			const clearance_field *f = &ctx->meshes[i].clearance;
 			cluster_total += clusters + (clusters + VKCOL_GROUP_CLUSTERS - 1) / VKCOL_GROUP_CLUSTERS +
-			                 VKCOL_CONE_FLOATS / 4 + VKCOL_INNER_BALLS + VKCOL_CLEARANCE_HEADER +
-			                 ((uint64_t)f->dims[0] * f->dims[1] * f->dims[2] + 3) / 4;
+			                 VKCOL_CONE_FLOATS / 4 + VKCOL_INNER_BALLS + clearance_texels(&ctx->meshes[i].clearance);
 			max_vertices = nv > max_vertices ? nv : max_vertices;
 			cubes[array_index(ctx->meshes[i].cube.resolution)]++;
 		}

@@ -218,11 +218,6 @@ static double union_distance(search *s, const double p[3])
 	return s->best;
 }
 
-double clearance_reach(uint32_t resolution)
-{
-	return 4.0 / resolution + 1e-4;
-}
-
 vkcol_result clearance_build(const core_env *env, const mesh_cpu *m, uint32_t resolution, clearance_field *out)
 {
 	memset(out, 0, sizeof *out);
@@ -251,14 +246,14 @@ vkcol_result clearance_build(const core_env *env, const mesh_cpu *m, uint32_t re
 		cell *= 1.02;
 	}
 	out->cell = (float)cell;
-	out->reach = nextafterf((float)clearance_reach(resolution), INFINITY);
+	out->reach = nextafterf((float)cone_filter_reach(resolution), INFINITY);
 	for (int k = 0; k < 3; k++)
 		out->min[k] = m->aabb_min[k];
 	out->values = core_calloc(env, points, sizeof(float));
 	if (out->values == NULL)
 		return VKCOL_ERROR_OUT_OF_HOST_MEMORY;
 	search s = {.m = m, .o = {m->origin[0], m->origin[1], m->origin[2]}};
-	const double delta = clearance_reach(resolution);
+	const double delta = cone_filter_reach(resolution);
 	// Float rounding: the map's ray casts and the shader's distances, as
 	// cone_bound.c allows for, relative to the mesh's and the point's size.
 	const double margin = 1e-5 * m->sphere_radius;

@@ -8,13 +8,14 @@
 // it per point in space.
 #pragma once
 
+#include "cone_bound.h"
 #include "mesh.h"
 
 typedef struct clearance_field {
 	uint32_t dims[3];  // grid points per axis, each >= 1
 	float min[3];      // the mesh's box minimum; point (i, j, k) is at min + (i + 1/2, j + 1/2, k + 1/2) cell
 	float cell;        // edge of a grid cell (cubic)
-	float reach;       // clearance_reach of the map's resolution, rounded up to float
+	float reach;       // cone_filter_reach of the map's resolution, rounded up to float
 	float *values;     // dims[0] * dims[1] * dims[2], x fastest
 } clearance_field;
 
@@ -27,7 +28,7 @@ typedef struct clearance_field {
 
 // Builds the field of mesh m for a map of the given resolution. With U the
 // union of the tetrahedra (origin, triangle) over the mesh's triangles, and
-// delta the angle the filter reaches (4 texels, as cone_bound.h), value(p) is
+// delta the angle the filter reaches (cone_filter_reach), value(p) is
 // 0 (no clearance) or at most dist(p, U) - delta |p - origin|, less a
 // margin for float rounding.
 // A point x that the filtered map calls inside (|x - o| <= G(x - o)) has a
@@ -42,10 +43,6 @@ typedef struct clearance_field {
 vkcol_result clearance_build(const core_env *env, const mesh_cpu *m, uint32_t resolution, clearance_field *out);
 
 void clearance_free(const core_env *env, clearance_field *f);
-
-// The filter's reach for a map of this resolution, in radians (as
-// cone_bound.c's).
-double clearance_reach(uint32_t resolution);
 
 // Distance from p to the tetrahedron (o, a, b, c), 0 inside; exposed for
 // the tests' brute-force check.

@@ -99,13 +99,16 @@ static double cone_max(const mesh_cpu *m, const double origin[3], const double a
 	return best;
 }
 
+double cone_filter_reach(uint32_t resolution)
+{
+	return 4.0 / resolution + 1e-4;
+}
+
 void cone_bounds_build(const mesh_cpu *m, uint32_t resolution, float *out)
 {
 	memset(out, 0, VKCOL_CONE_FLOATS * sizeof(float));
 	const double origin[3] = {m->origin[0], m->origin[1], m->origin[2]};
-	// A texel spans at most 2 / resolution radians; linear filtering (seamless
-	// across faces) reads texels within 1.5 texels of the sample direction.
-	const double filter = 4.0 / resolution;
+	const double filter = cone_filter_reach(resolution);
 	uint32_t at = 0;
 	for (int l = 0; l < VKCOL_CONE_LEVELS; l++) {
 		int n = VKCOL_CONE_CELLS >> l;
@@ -122,7 +125,7 @@ void cone_bounds_build(const mesh_cpu *m, uint32_t resolution, float *out)
 						face_direction(f, k & 1 ? u1 : u0, k & 2 ? v1 : v0, corner);
 						radius = fmax(radius, angle_between(centre, corner));
 					}
-					double reach = radius + VKCOL_CONE_ANGLE(l) + filter + 1e-4;
+					double reach = radius + VKCOL_CONE_ANGLE(l) + filter;
 					double bound = cone_max(m, origin, centre, reach, 0.0);
 					// Rounding: the map's own float ray casts, the shader's
 					// float distances.

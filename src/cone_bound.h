@@ -17,3 +17,11 @@
 // reach (4 texels of angle) of the cell centre, found by a pruned walk of the
 // mesh's AABB tree. Padding slots are 0.
 void cone_bounds_build(const mesh_cpu *m, uint32_t resolution, float *out);
+
+// How far from a sample's direction linear filtering at level 0 of a map of
+// this resolution reads texels, in radians, with room for rounding: a texel
+// spans at most 2 / resolution radians, and filtering (seamless across
+// faces) reads texels within 1.5 texels of the direction; 4 texels are
+// allowed. The cone bounds and the clearance fields (clearance.h) both
+// widen by it.
+double cone_filter_reach(uint32_t resolution);

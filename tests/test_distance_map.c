@@ -302,7 +302,7 @@ static void test_clearance_field(void)
 		const clearance_field *f = &s->clearance;
 		const mesh_cpu *c = &s->cpu;
 		const double o[3] = {c->origin[0], c->origin[1], c->origin[2]};
-		const double delta = clearance_reach(n);
+		const double delta = cone_filter_reach(n);
 		uint64_t points = (uint64_t)f->dims[0] * f->dims[1] * f->dims[2];
 		ENSURE(points >= 1 && points <= CLEARANCE_MAX_POINTS && f->reach >= delta);
 		// Brute force at every 11th grid point.
