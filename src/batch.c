@@ -30,11 +30,13 @@ typedef struct batch_pool {
 	uint32_t id_count;
 	gpu_buffer meshes;    // vkcol_gpu_mesh per slot (mesh_capacity entries)
 	gpu_buffer vertices;  // vec4 per used, distinct vertex of every live mesh
-	gpu_buffer clusters;  // per mesh: vec4 spheres of its clusters, then of its groups, then its cone bounds
+	gpu_buffer clusters;  // per mesh: vec4 spheres of its clusters, then of its groups, then its cone bounds,
+	                      // inner balls and clearance field (shared.h)
 	gpu_buffer nodes;     // every mesh's tree nodes (pool_node), absolute indices (exact mode)
 	gpu_buffer triangles; // uvec4 (v0, v1, v2, original) in tree order, absolute vertex indices
 	gpu_buffer pieces;    // VKCOL_PIECE_VERTICES extreme vertices (absolute) per connected piece of each mesh
 	uint32_t max_depth;   // deepest tree among the live meshes
+	bool clearance;       // every live mesh's clearance field is in `clusters` (approx mode reads them)
 	cube_array arrays[VKCOL_MAP_ARRAYS];
 } batch_pool;
 
@@ -90,10 +92,12 @@ void batch_pool_destroy(vkcol_context *ctx)
 	ctx->pool = NULL;
 }
 
-static bool pool_current(const vkcol_context *ctx)
+// Whether the pool holds the live meshes, with their clearance fields when
+// `clearance` (approx mode).
+static bool pool_current(const vkcol_context *ctx, bool clearance)
 {
 	const batch_pool *pool = ctx->pool;
-	if (!pool)
+	if (!pool || (clearance && !pool->clearance))
 		return false;
 	uint32_t n = 0;
 	for (uint32_t i = 0; i < ctx->mesh_capacity; i++) {
@@ -201,9 +205,12 @@ static VkDeviceSize cluster_storage_range(const vkcol_context *ctx)
 	return size < most ? size : most / 16 * 16;
 }
 
-// The vec4s a clearance field (clearance.h) takes in the cluster pool.
+// The vec4s a clearance field (clearance.h) takes in the cluster pool: none
+// when the mesh has not built it (no approx batch since it was created).
 static uint32_t clearance_texels(const clearance_field *f)
 {
+	if (!f->values)
+		return 0;
 	return VKCOL_CLEARANCE_HEADER + (f->dims[0] * f->dims[1] * f->dims[2] + 3) / 4;
 }
 
@@ -211,6 +218,8 @@ static uint32_t clearance_texels(const clearance_field *f)
 // (shared.h); returns the vec4s written.
 static uint32_t emit_clearance(const clearance_field *f, float *out)
 {
+	if (!f->values)
+		return 0;
 	uint32_t points = f->dims[0] * f->dims[1] * f->dims[2];
 	memcpy(out, f->min, 3 * sizeof(float));
 	out[3] = f->cell;
@@ -284,10 +293,21 @@ static uint32_t emit_tree(const mesh_cpu *m, const uint32_t *remap, uint32_t use
 	return pieces;
 }
 
-static vkcol_result pool_build(vkcol_context *ctx)
+// Builds the batch pool of every live mesh. With `clearance` (an approx
+// batch), first builds the clearance field of each mesh that has none yet:
+// only approx mode reads them, so a context that runs exact batches alone
+// never pays for them (clearance.h). Fields already built are emitted
+// either way.
+static vkcol_result pool_build(vkcol_context *ctx, bool clearance)
 {
 	const core_env *env = &ctx->env;
 	vkcol_result res = VKCOL_SUCCESS;
+	for (uint32_t i = 0; clearance && i < ctx->mesh_capacity; i++) {
+		mesh_slot *s = &ctx->meshes[i];
+		if (s->used && !s->clearance.values &&
+		    (res = clearance_build(env, &s->cpu, s->cube_resolution, &s->clearance)) != VKCOL_SUCCESS)
+			return res;
+	}
 	vkcol_gpu_mesh *records = NULL;
 	float *host_vertices = NULL, *host_clusters = NULL;
 	uint32_t *seen = NULL, *parent = NULL, *slot = NULL, *host_triangles = NULL, *host_pieces = NULL;
@@ -377,6 +397,7 @@ static vkcol_result pool_build(vkcol_context *ctx)
 	}
 	uint32_t next_cube[VKCOL_MAP_ARRAYS] = {0};
 	uint64_t vertex_first = 0;
+	pool->clearance = true;
 	uint32_t cluster_next = 0, node_next = 0, triangle_next = 0, piece_next = 0;
 	for (uint32_t i = 0; i < ctx->mesh_capacity; i++) {
 		mesh_slot *s = &ctx->meshes[i];
@@ -398,6 +419,7 @@ static vkcol_result pool_build(vkcol_context *ctx)
 		uint32_t ball_count = inner_balls_for_gpu(&s->cpu, &host_clusters[4 * (size_t)cluster_next]);
 		cluster_next += ball_count;
 		cluster_next += emit_clearance(&s->clearance, &host_clusters[4 * (size_t)cluster_next]);
+		pool->clearance = pool->clearance && s->clearance.values;
 		vkcol_gpu_mesh *r = &records[i];
 		*r = (vkcol_gpu_mesh){
 		    .origin_x = s->cpu.origin[0],
@@ -1153,9 +1175,10 @@ VKCOL_API vkcol_result vkcol_batch_run(vkcol_context *ctx, const vkcol_batch_des
 	TRY(validate_pairs(ctx, desc, &map_array));
 	memset(results, 0, desc->pair_count * sizeof(*results));
 	TRY(distance_map_check_support(ctx));
-	if (!pool_current(ctx))
-		TRY(pool_build(ctx));
-	if (desc->mode != VKCOL_MODE_APPROX) {
+	bool approx_mode = desc->mode == VKCOL_MODE_APPROX;
+	if (!pool_current(ctx, approx_mode))
+		TRY(pool_build(ctx, approx_mode));
+	if (!approx_mode) {
 		res = run_exact(ctx, desc, map_array, results, stats);
 		if (stats) {
 			for (uint64_t i = 0; i < desc->pair_count; i++) {
@@ -1323,8 +1346,8 @@ vkcol_result batch_raw_sampling_rate(vkcol_context *ctx, uint32_t resolution, ui
 	*rate = 0;
 	TRY(distance_map_check_support(ctx));
 	TRY(pipeline_get(ctx, PIPELINE_SAMPLE_RAW, &pipe));
-	if (!pool_current(ctx))
-		TRY(pool_build(ctx));
+	if (!pool_current(ctx, false))
+		TRY(pool_build(ctx, false));
 	const cube_array *array = &ctx->pool->arrays[array_index(resolution)];
 	const uint32_t per_invocation = 64;
 	uint64_t invocations64 = (samples + per_invocation - 1) / per_invocation;

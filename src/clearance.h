@@ -37,9 +37,12 @@ typedef struct clearance_field {
 // dist(x, U) <= delta |x - o|. Hence, for any grid point p, x is outside by
 // the map when value(p) > (1 + delta) |x - p|, and every point of a ball
 // (c, r) is when value(p) > (1 + delta) (|c - p| + r) (never for a value
-// of 0). Exact mode does not read the field; every mesh builds it, on the
-// CPU, at creation (0.01-0.2 s for meshes of 1,000-4,000 triangles). Returns
-// VKCOL_ERROR_OUT_OF_HOST_MEMORY when the values cannot be allocated.
+// of 0). Only approx mode reads the field: the batch pool builds it, on the
+// CPU, for each mesh that has none when an approx batch first needs the
+// pool (batch.c's pool_build; 0.01-0.2 s for meshes of 1,000-4,000
+// triangles), so contexts that run exact batches alone never pay for it.
+// Returns VKCOL_ERROR_OUT_OF_HOST_MEMORY when the values cannot be
+// allocated.
 vkcol_result clearance_build(const core_env *env, const mesh_cpu *m, uint32_t resolution, clearance_field *out);
 
 void clearance_free(const core_env *env, clearance_field *f);

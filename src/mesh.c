@@ -1087,7 +1087,6 @@ VKCOL_API vkcol_result vkcol_mesh_create(vkcol_context *ctx, const vkcol_mesh_de
 		goto cleanup;
 	}
 	cone_bounds_build(m, slot->cube_resolution, slot->cone_bounds);
-	TRY(clearance_build(env, m, slot->cube_resolution, &slot->clearance));
 	slot->used = true;
 	*out = slot_handle(ctx, index);
 	CORE_DEBUG(env, "mesh '%s': %u vertices (%u unique), %u triangles, %s, tree depth %u, %u nodes", m->name,

@@ -271,6 +271,17 @@ static bool field_rejects(const clearance_field *f, const double x[3], uint32_t 
 	return value > (1.0 + f->reach) * d;
 }
 
+// Runs one pair of m against itself, side by side, in the given mode.
+static void run_one_pair(vkcol_context *ctx, vkcol_mesh m, vkcol_mode mode)
+{
+	vkcol_pair pair = {m, m, pose_identity(), pose_at(1000.0f, 0.0f, 0.0f)};
+	vkcol_batch_desc desc = {.pairs = &pair, .pair_count = 1, .mode = mode};
+	vkcol_pair_result result;
+	vkcol_result r = vkcol_batch_run(ctx, &desc, &result);
+	ENSURE_MSG(r == VKCOL_SUCCESS && !result.collide, "one far pair, mode %d: %s, collide %u", (int)mode,
+	           vkcol_result_string(r), (unsigned)result.collide);
+}
+
 // The clearance field (src/clearance.c) is a lower bound of the distance
 // to the union U of the tetrahedra (origin, triangle), less the filter's
 // reach: at grid points it equals a brute-force minimum over every triangle
@@ -296,6 +307,12 @@ static void test_clearance_field(void)
 		uint32_t n = resolutions[k];
 		vkcol_mesh m = gpu_mesh(ctx, meshes[k], n, "clearance");
 		const mesh_slot *s = slot_of(ctx, m);
+		// Built by the first approx batch, not at creation nor by an
+		// exact batch (which does not read it).
+		ENSURE(s != NULL && s->clearance.values == NULL);
+		run_one_pair(ctx, m, VKCOL_MODE_EXACT);
+		ENSURE(s != NULL && s->clearance.values == NULL);
+		run_one_pair(ctx, m, VKCOL_MODE_APPROX);
 		ENSURE(s != NULL && s->clearance.values != NULL);
 		if (!s || !s->clearance.values)
 			continue;
