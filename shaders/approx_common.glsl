@@ -72,44 +72,6 @@ float map_lod(vkcol_gpu_mesh to)
 	return float(min(params.mip_level, to.map_levels - 1u));
 }
 
-// Tests the vertices of cluster c of `from` (in `to`'s frame by
-// x -> r x + t) against `to`'s map (the cube-map test of Intel's
-// US 7,928,993: inside when the vertex's distance from `to`'s origin is at
-// most the map's outer distance, channel G, sampled in its direction).
-// Returns the depth of the first vertex found inside (>= 0), or -1.
-// Two passes: the vertices inside `to`'s box, as a mask, then a sample for
-// each of them. A SIMD driver runs the sampling loop as often as the pair
-// with the most such vertices needs, not once per vertex any pair of the
-// SIMD group has to sample.
-float test_cluster(vkcol_gpu_mesh from, vkcol_gpu_mesh to, mat3 r, vec3 t, uint c)
-{
-	vec3 origin = vec3(to.origin_x, to.origin_y, to.origin_z);
-	float lod = map_lod(to);
-	uint first = from.vertex_first + c * VKCOL_CLUSTER_SIZE;
-	uint count = min(VKCOL_CLUSTER_SIZE, from.vertex_first + from.vertex_count - first);
-	uint boxed = 0u;
-	for (uint k = 0u; k < count; k++)
-		if (in_box(to, r * vertex_at(first + k).xyz + t))
-			boxed |= 1u << k;
-	g_vertex_tests += count;
-	float depth = -1.0;
-	while (boxed != 0u && depth < 0.0) {
-		uint k = uint(findLSB(boxed));
-		boxed &= boxed - 1u;
-		vec3 d = r * vertex_at(first + k).xyz + t - origin;
-		float dist = length(d);
-		if (dist == 0.0) {
-			depth = 0.0;
-		} else {
-			g_samples++;
-			float outer = map_sample(to.map_array, d, float(to.map_layer), lod).g;
-			if (dist <= outer)
-				depth = outer - dist;
-		}
-	}
-	return depth;
-}
-
 // May the ball cs (centre, radius) of `from`'s vertices, placed in `to`'s
 // frame by x -> r x + t, hold a vertex inside `to`? Not when it misses `to`'s
 // AABB, nor, with `cones`, when it lies beyond `to`'s map in every direction
@@ -198,6 +160,52 @@ side side_of(vkcol_gpu_pair pr, pair_frames f, uint direction)
 	s.rest = 0u;
 	s.clear = clearance_of(s.to);
 	return s;
+}
+
+// Tests the vertices of cluster c of s.from (in s.to's frame by
+// x -> s.r x + s.t) against s.to's map (the cube-map test of Intel's
+// US 7,928,993: inside when the vertex's distance from s.to's origin is at
+// most the map's outer distance, channel G, sampled in its direction).
+// Returns the depth of the first vertex found inside (>= 0), or -1.
+// Two passes: the vertices inside s.to's box and outside the ball its
+// clearance field clears around the cluster's grid point (clearance_ball:
+// read once per cluster, so a vertex costs a distance, not a lookup), as a
+// mask, then a sample for each of them. A SIMD driver runs the sampling
+// loop as often as the pair with the most such vertices needs, not once per
+// vertex any pair of the SIMD group has to sample.
+float test_cluster(side s, uint c)
+{
+	vkcol_gpu_mesh from = s.from, to = s.to;
+	vec3 origin = vec3(to.origin_x, to.origin_y, to.origin_z);
+	float lod = map_lod(to);
+	uint first = from.vertex_first + c * VKCOL_CLUSTER_SIZE;
+	uint count = min(VKCOL_CLUSTER_SIZE, from.vertex_first + from.vertex_count - first);
+	vec4 clear = clearance_ball(s.clear, s.r * cluster_at(from.cluster_first + c).xyz + s.t);
+	if (!s.clears)
+		clear.w = 0.0;
+	uint boxed = 0u;
+	for (uint k = 0u; k < count; k++) {
+		vec3 x = s.r * vertex_at(first + k).xyz + s.t, off = x - clear.xyz;
+		if (in_box(to, x) && dot(off, off) >= clear.w)
+			boxed |= 1u << k;
+	}
+	g_vertex_tests += count;
+	float depth = -1.0;
+	while (boxed != 0u && depth < 0.0) {
+		uint k = uint(findLSB(boxed));
+		boxed &= boxed - 1u;
+		vec3 d = s.r * vertex_at(first + k).xyz + s.t - origin;
+		float dist = length(d);
+		if (dist == 0.0) {
+			depth = 0.0;
+		} else {
+			g_samples++;
+			float outer = map_sample(to.map_array, d, float(to.map_layer), lod).g;
+			if (dist <= outer)
+				depth = outer - dist;
+		}
+	}
+	return depth;
 }
 
 // The clusters of group g of s.from that may hold a vertex inside s.to, as

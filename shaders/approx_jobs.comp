@@ -18,7 +18,7 @@ void main()
 	if (!open_job(CLUSTER_JOBS, p, c, s))
 		return;
 	// One call of test_cluster: a SIMD driver runs every call, masked.
-	float depth = test_cluster(s.from, s.to, s.r, s.t, c);
+	float depth = test_cluster(s, c);
 	if (depth >= 0.0) {
 		result_words[4u * p] = 1u;
 		atomicMax(result_words[4u * p + 2u], floatBitsToUint(depth));

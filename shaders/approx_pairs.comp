@@ -67,7 +67,7 @@ float test_nearest(inout side s)
 	if (s.tested == NONE)
 		return -1.0;
 	s.rest &= ~(1u << (s.tested - s.nearest * VKCOL_GROUP_CLUSTERS));
-	return test_cluster(s.from, s.to, s.r, s.t, s.tested);
+	return test_cluster(s, s.tested);
 }
 
 // Makes cluster jobs of the clusters of the nearest group that test_nearest
@@ -113,7 +113,7 @@ float test_all(side ba, side ab)
 		for (uint g = 0u; g < s.groups && depth < 0.0; g++) {
 			uint mask = ball_may_hit(s.to, s.r, s.t, cluster_at(group_first + g), s.cones, d2, cc) ? group_mask(s, g, closest) : 0u;
 			while (mask != 0u && depth < 0.0) {
-				depth = test_cluster(s.from, s.to, s.r, s.t, g * VKCOL_GROUP_CLUSTERS + uint(findLSB(mask)));
+				depth = test_cluster(s, g * VKCOL_GROUP_CLUSTERS + uint(findLSB(mask)));
 				mask &= mask - 1u;
 			}
 		}

@@ -63,18 +63,35 @@ clearance_grid clearance_of(vkcol_gpu_mesh to)
 	return clearance_grid(cluster_at(first), cluster_at(first + 1u), first + uint(VKCOL_CLEARANCE_HEADER));
 }
 
-// Is every point of the ball of radius rho around c (in the mesh's frame)
-// outside the mesh by its map, as linear filtering at level 0 samples it,
-// by the clearance field? Read at the grid point of the cell that holds c
-// (clamped to the grid).
-bool clearance_beyond(clearance_grid g, vec3 c, float rho)
+// The field's value at the grid point p of the cell that holds c (clamped
+// to the grid).
+float clearance_at(clearance_grid g, vec3 c, out vec3 p)
 {
 	uvec3 dims = floatBitsToUint(g.more.xyz);
 	uvec3 i = uvec3(clamp(floor((c - g.grid.xyz) / g.grid.w), vec3(0.0), vec3(dims - 1u)));
-	vec3 p = g.grid.xyz + (vec3(i) + 0.5) * g.grid.w;
+	p = g.grid.xyz + (vec3(i) + 0.5) * g.grid.w;
 	uint at = (i.z * dims.y + i.y) * dims.x + i.x;
-	float value = cluster_at(g.values + (at >> 2))[at & 3u];
+	return cluster_at(g.values + (at >> 2))[at & 3u];
+}
+
+// Is every point of the ball of radius rho around c (in the mesh's frame)
+// outside the mesh by its map, as linear filtering at level 0 samples it,
+// by the clearance field? Read at the grid point of the cell that holds c.
+bool clearance_beyond(clearance_grid g, vec3 c, float rho)
+{
+	vec3 p;
+	float value = clearance_at(g, c, p);
 	return value > (1.0 + g.more.w) * (length(c - p) + rho);
+}
+
+// The ball (centre, squared radius) around the grid point of the cell that
+// holds c whose every point the field puts outside the map: points x with
+// value > (1 + reach) |x - p|. Empty (radius 0) where the value is 0.
+vec4 clearance_ball(clearance_grid g, vec3 c)
+{
+	vec3 p;
+	float radius = clearance_at(g, c, p) / (1.0 + g.more.w);
+	return vec4(p, radius * radius);
 }
 
 #endif

@@ -126,7 +126,7 @@ static void test_spheres_analytic(void)
 // group job list of one job, on random poses of a torus, a box, an open
 // grid, a triangle soup and a body with thin legs against other meshes;
 // the cone bounds do skip vertices, and the clearance fields skip more
-// of the legged body's. No result carries a spill mark (word 3) out.
+// of the legged body's, and sample fewer of those they leave. No result carries a spill mark (word 3) out.
 static void test_cluster_culling(void)
 {
 	vkcol_context *ctx = gpu_context();
@@ -204,6 +204,15 @@ static void test_cluster_culling(void)
 	           (unsigned long long)st[5].vertex_tests, (unsigned long long)st[6].vertex_tests);
 	printf("  torus-legs vertex tests with clearance fields %llu, without %llu\n",
 	       (unsigned long long)st[5].vertex_tests, (unsigned long long)st[6].vertex_tests);
+	// And the vertices of the clusters left that lie within the ball the
+	// field clears around their cluster's grid point are not sampled
+	// (measured: 38,867 samples against 145,194; 69,157 with the cluster
+	// test alone).
+	ENSURE_MSG(5 * st[5].cube_samples < 2 * st[6].cube_samples,
+	           "torus-legs cube samples: %llu with clearance fields, %llu without",
+	           (unsigned long long)st[5].cube_samples, (unsigned long long)st[6].cube_samples);
+	printf("  torus-legs cube samples with clearance fields %llu, without %llu\n",
+	       (unsigned long long)st[5].cube_samples, (unsigned long long)st[6].cube_samples);
 	free(pairs);
 	for (int k = 0; k < 5; k++)
 		free(r[k]);
