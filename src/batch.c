@@ -305,8 +305,11 @@ static vkcol_result pool_build(vkcol_context *ctx, bool clearance)
 	for (uint32_t i = 0; clearance && i < ctx->mesh_capacity; i++) {
 		mesh_slot *s = &ctx->meshes[i];
 		if (s->used && !s->clearance.values &&
-		    (res = clearance_build(env, &s->cpu, s->cube_resolution, &s->clearance)) != VKCOL_SUCCESS)
+		    (res = clearance_build(env, &s->cpu, s->cube_resolution, &s->clearance)) != VKCOL_SUCCESS) {
+			CORE_ERROR(env, "mesh '%s': its clearance field (approx mode) could not be built: %s", s->cpu.name,
+			           vkcol_result_string(res));
 			return res;
+		}
 	}
 	vkcol_gpu_mesh *records = NULL;
 	float *host_vertices = NULL, *host_clusters = NULL;
