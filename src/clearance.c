@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
 // Clearance field of a distance cube map (clearance.h). Used, like the cone
 // bounds, to skip vertex clusters in the cube-map test of Intel's
-// US 7,928,993. Point-to-triangle distance: the closest point by Voronoi
-// regions of C. Ericson, "Real-Time Collision Detection" (Morgan Kaufmann,
-// 2005), section 5.1.5, with an edge fallback for triangles without area.
+// US 7,928,993. Point-to-triangle distance: mesh.c's closest point by the
+// Voronoi regions of C. Ericson, "Real-Time Collision Detection" (Morgan
+// Kaufmann, 2005), section 5.1.5, with an edge fallback for triangles
+// without area.
 
 #include "clearance.h"
 
@@ -39,58 +40,21 @@ static double segment_distance(const double p[3], const double a[3], const doubl
 	return sqrt(dot3(d, d));
 }
 
-// |v - t e|: the distance from a point, at v from a triangle's corner, to
-// the point at t along the edge e from that corner.
-static double off_edge(const double v[3], double t, const double e[3])
-{
-	double q[3] = {v[0] - t * e[0], v[1] - t * e[1], v[2] - t * e[2]};
-	return sqrt(dot3(q, q));
-}
-
-// Ericson's closest point on triangle abc to p, by the Voronoi regions of
-// its vertices, edges and face; a triangle without area falls back to its
-// edges.
+// Distance from p to triangle abc (mesh_point_triangle_dist2, Ericson's
+// closest point); a triangle without area, for which that can give NaN,
+// by its edges.
 static double triangle_distance(const double p[3], const double a[3], const double b[3], const double c[3])
 {
-	double ab[3], ac[3], ap[3], n[3];
+	double ab[3], ac[3], n[3];
 	sub3(b, a, ab);
 	sub3(c, a, ac);
-	sub3(p, a, ap);
 	cross3(ab, ac, n);
 	if (!(dot3(n, n) > 0)) {
 		double d = segment_distance(p, a, b);
 		d = fmin(d, segment_distance(p, b, c));
 		return fmin(d, segment_distance(p, c, a));
 	}
-	double d1 = dot3(ab, ap), d2 = dot3(ac, ap);
-	if (d1 <= 0 && d2 <= 0)
-		return sqrt(dot3(ap, ap));
-	double bp[3];
-	sub3(p, b, bp);
-	double d3 = dot3(ab, bp), d4 = dot3(ac, bp);
-	if (d3 >= 0 && d4 <= d3)
-		return sqrt(dot3(bp, bp));
-	double vc = d1 * d4 - d3 * d2;
-	if (vc <= 0 && d1 >= 0 && d3 <= 0)
-		return off_edge(ap, d1 / (d1 - d3), ab);
-	double cp[3];
-	sub3(p, c, cp);
-	double d5 = dot3(ab, cp), d6 = dot3(ac, cp);
-	if (d6 >= 0 && d5 <= d6)
-		return sqrt(dot3(cp, cp));
-	double vb = d5 * d2 - d1 * d6;
-	if (vb <= 0 && d2 >= 0 && d6 <= 0)
-		return off_edge(ap, d2 / (d2 - d6), ac);
-	double va = d3 * d6 - d5 * d4;
-	if (va <= 0 && d4 - d3 >= 0 && d5 - d6 >= 0) {
-		double bc[3];
-		sub3(c, b, bc);
-		return off_edge(bp, (d4 - d3) / ((d4 - d3) + (d5 - d6)), bc);
-	}
-	double denom = 1 / (va + vb + vc), v = vb * denom, w = vc * denom, q[3];
-	for (int k = 0; k < 3; k++)
-		q[k] = ap[k] - v * ab[k] - w * ac[k];
-	return sqrt(dot3(q, q));
+	return sqrt(mesh_point_triangle_dist2(p, a, b, c));
 }
 
 double clearance_tet_distance(const double p[3], const double o[3], const double a[3], const double b[3],

@@ -444,7 +444,7 @@ static void bounding_sphere(mesh_cpu *m)
 // Interior origin
 
 // Closest point on triangle abc to p (Ericson 5.1.5), squared distance.
-static double point_triangle_dist2(const double p[3], const double a[3], const double b[3], const double c[3])
+double mesh_point_triangle_dist2(const double p[3], const double a[3], const double b[3], const double c[3])
 {
 	double ab[3], ac[3], ap[3], bp[3], cp[3], x[3];
 	for (int k = 0; k < 3; ++k) {
@@ -525,7 +525,7 @@ static double surface_distance(const mesh_cpu *m, const double p[3])
 		for (uint32_t i = n->first; i < n->first + n->count; ++i) {
 			double v[3][3];
 			triangle_vertices(m, tree->triangles[i], v);
-			double d = point_triangle_dist2(p, v[0], v[1], v[2]);
+			double d = mesh_point_triangle_dist2(p, v[0], v[1], v[2]);
 			best = d < best ? d : best;
 		}
 	}

@@ -58,3 +58,8 @@ void mesh_cpu_free(const core_env *env, mesh_cpu *mesh);
 // ulps (about 6e-8 relative) of its largest absolute coordinate, generously
 // (1e-5 of it). Taken off every distance the float shaders trust.
 double mesh_rounding_margin(const mesh_cpu *m);
+
+// Squared distance from p to triangle abc: Ericson's closest point by the
+// Voronoi regions of its vertices, edges and face. A triangle without area
+// whose two corners coincide can give NaN (0 / 0 on its empty edge).
+double mesh_point_triangle_dist2(const double p[3], const double a[3], const double b[3], const double c[3]);
