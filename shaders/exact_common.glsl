@@ -57,12 +57,23 @@ vec4 cluster_at(uint i)
 	return uintBitsToFloat(texelFetch(cluster_texels, int(i)));
 }
 
-// Node i's slab (aabb_tree.h): the encoded normal (xy, slab_normal in
-// exact_traverse.glsl), the offset m and the half-width h; every vertex v of
-// the node has |n . (v - c) - m| <= h, c its box centre.
+// Node i's slab (aabb_tree.h): the encoded normal (xy, slab_normal), the
+// offset m and the half-width h; every vertex v of the node has
+// |n . (v - c) - m| <= h, c its box centre.
 vec4 slab_at(uint i)
 {
 	return uintBitsToFloat(texelFetch(node_texels, int(VKCOL_NODE_TEXELS * i + 2u)));
+}
+
+// A slab's normal as aabb_tree_slab_normal (aabb_tree.c) decodes it
+// (octahedral, not normalized: the slab's offset and half-width are
+// measured along it).
+vec3 slab_normal(vec4 s)
+{
+	vec2 a = abs(s.xy);
+	float z = 1.0 - a.x - a.y;
+	vec2 folded = (1.0 - a.yx) * mix(vec2(-1.0), vec2(1.0), greaterThanEqual(s.xy, vec2(0.0)));
+	return vec3(z < 0.0 ? folded : s.xy, z);
 }
 
 vkcol_gpu_node node_at(uint i)

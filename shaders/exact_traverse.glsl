@@ -76,17 +76,6 @@ bool carried_overlap(vec3 gap, vec3 ea, vec3 eb, mat3 r, mat3 abs_r, float tol)
 	return !apart;
 }
 
-// A slab's normal as aabb_tree_slab_normal (aabb_tree.c) decodes it
-// (octahedral, not normalized: the slab's offset and half-width are
-// measured along it).
-vec3 slab_normal(vec4 s)
-{
-	vec2 a = abs(s.xy);
-	float z = 1.0 - a.x - a.y;
-	vec2 folded = (1.0 - a.yx) * mix(vec2(-1.0), vec2(1.0), greaterThanEqual(s.xy, vec2(0.0)));
-	return vec3(z < 0.0 ? folded : s.xy, z);
-}
-
 // Do the slabs (slab_at) of A's node (sa, box half extents ea) and of B's
 // (sb, eb) meet the other's box, with slack tol? g: B's box centre minus
 // A's, in A's frame. A's slab against B's box: B's box spans
