@@ -23,7 +23,11 @@
 // - Any other A: the vertex of B's clusters nearest the centre of A's
 //   inner ball that comes nearest one of B's (where the solids come
 //   closest); it needs no confirmation when it lies within that ball.
-// The same the other way round. A candidate is only a guess (the map is
+// The same the other way round. When neither direction's candidate holds
+// and both meshes are solids of more than WITNESS_SCAN_CLUSTERS clusters,
+// a second one each way (tangent_candidate: a walk towards where grazing
+// surfaces cross), confirmed from the inner ball nearest it.
+// A candidate is only a guess (the map is
 // sampled and filtered; the nearest vertex may lie outside), so it is
 // confirmed exactly: the segment from A's origin or ball centre (inside A,
 // checked in double on the host) to the candidate meets no triangle of A,
