@@ -32,8 +32,8 @@
 // confirmed exactly: the segment from A's origin or ball centre (inside A,
 // checked in double on the host) to the candidate meets no triangle of A,
 // not even within the tolerance, so the candidate is on that point's side
-// of the surface: inside. One confirmation per direction bounds the cost
-// of a pair that has none.
+// of the surface: inside. One confirmation per candidate (at most two per
+// direction) bounds the cost of a pair that has none.
 #version 450
 #include "shared.h"
 #include "common.glsl"
