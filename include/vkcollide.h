@@ -454,9 +454,10 @@ typedef struct vkcol_batch_desc {
 /// are in place, the rest have stage VKCOL_STAGE_NONE. The context's meshes
 /// are copied into shared pools the first time a batch runs after a mesh was
 /// created or destroyed. The first approx batch to do so also builds, on the
-/// CPU and once per mesh, a field approx mode culls by (0.01-0.2 s per mesh
-/// of 1,000-4,000 triangles, up to 128 KiB of device memory); exact batches
-/// never build it. Each pool must fit one storage binding
+/// CPU (one short-lived thread per core, up to 16) and once per mesh, a
+/// field approx mode culls by (0.01-0.1 s per mesh of 1,000-4,000 triangles
+/// on 2 cores, up to 128 KiB of device memory); exact batches never build
+/// it. Each pool must fit one storage binding
 /// (maxStorageBufferRange: 128 MiB on lavapipe, 2-4 GiB on desktop GPUs):
 /// 48 bytes per tree node (about 33 bytes per triangle at the default leaf
 /// size: 0.68 nodes per triangle on a mesh of 256,000), 16 bytes per

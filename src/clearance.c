@@ -9,7 +9,9 @@
 #include "clearance.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <string.h>
+#include <unistd.h>
 
 static double dot3(const double a[3], const double b[3])
 {
@@ -182,6 +184,60 @@ static double union_distance(search *s, const double p[3])
 	return s->best;
 }
 
+// At most this many threads build one field.
+#define CLEARANCE_MAX_THREADS 16u
+
+typedef struct field_job {
+	const mesh_cpu *m;
+	clearance_field *out;
+	double delta;   // cone_filter_reach of the map's resolution
+	double margin;  // float rounding allowed for
+	uint32_t stride; // rows first, first + stride, ... go to one thread
+} field_job;
+
+typedef struct field_part {
+	const field_job *job;
+	uint32_t first;
+} field_part;
+
+// The values of rows first, first + stride, ... (row = j + k dims[1]).
+static void *field_rows(void *arg)
+{
+	const field_part *part = arg;
+	const field_job *job = part->job;
+	const clearance_field *out = job->out;
+	search s = {.m = job->m, .o = {job->m->origin[0], job->m->origin[1], job->m->origin[2]}};
+	uint32_t rows = out->dims[1] * out->dims[2];
+	for (uint32_t row = part->first; row < rows; row += job->stride) {
+		uint32_t j = row % out->dims[1], k = row / out->dims[1];
+		size_t at = (size_t)row * out->dims[0];
+		double previous = INFINITY;
+		for (uint32_t i = 0; i < out->dims[0]; i++) {
+			double p[3] = {(double)out->min[0] + (i + 0.5) * (double)out->cell,
+			               (double)out->min[1] + (j + 0.5) * (double)out->cell,
+			               (double)out->min[2] + (k + 0.5) * (double)out->cell};
+			// dist(., U) is 1-Lipschitz: the previous point's, plus the
+			// step, bounds this one's and prunes the walk.
+			double q[3];
+			sub3(p, s.o, q);
+			double l = sqrt(dot3(q, q));
+			// Float rounding: the map's ray casts and the shader's
+			// distances, as cone_bound.c allows for, relative to the mesh's
+			// and the point's size.
+			double slack = (job->delta + 1e-5) * l + job->margin;
+			s.best = previous + (double)out->cell;
+			// A point no farther from U than the filter's reach has no
+			// clearance: its value is 0 however near U it lies.
+			s.enough = slack;
+			double d = union_distance(&s, p);
+			previous = d;
+			double value = d * (1 - 1e-5) - slack;
+			out->values[at + i] = d > slack && value > 0 ? (float)value : 0.0f;
+		}
+	}
+	return NULL;
+}
+
 vkcol_result clearance_build(const core_env *env, const mesh_cpu *m, uint32_t resolution, clearance_field *out)
 {
 	memset(out, 0, sizeof *out);
@@ -216,35 +272,31 @@ vkcol_result clearance_build(const core_env *env, const mesh_cpu *m, uint32_t re
 	out->values = core_calloc(env, points, sizeof(float));
 	if (out->values == NULL)
 		return VKCOL_ERROR_OUT_OF_HOST_MEMORY;
-	search s = {.m = m, .o = {m->origin[0], m->origin[1], m->origin[2]}};
-	const double delta = cone_filter_reach(resolution);
-	// Float rounding: the map's ray casts and the shader's distances, as
-	// cone_bound.c allows for, relative to the mesh's and the point's size.
-	const double margin = 1e-5 * m->sphere_radius;
-	size_t at = 0;
-	for (uint32_t k = 0; k < out->dims[2]; k++)
-		for (uint32_t j = 0; j < out->dims[1]; j++) {
-			double previous = INFINITY;
-			for (uint32_t i = 0; i < out->dims[0]; i++) {
-				double p[3] = {(double)out->min[0] + (i + 0.5) * (double)out->cell,
-				               (double)out->min[1] + (j + 0.5) * (double)out->cell,
-				               (double)out->min[2] + (k + 0.5) * (double)out->cell};
-				// dist(., U) is 1-Lipschitz: the previous point's, plus the
-				// step, bounds this one's and prunes the walk.
-				double q[3];
-				sub3(p, s.o, q);
-				double l = sqrt(dot3(q, q));
-				double slack = (delta + 1e-5) * l + margin;
-				s.best = previous + (double)out->cell;
-				// A point no farther from U than the filter's reach has no
-				// clearance: its value is 0 however near U it lies.
-				s.enough = slack;
-				double d = union_distance(&s, p);
-				previous = d;
-				double value = d * (1 - 1e-5) - slack;
-				out->values[at++] = d > slack && value > 0 ? (float)value : 0.0f;
-			}
-		}
+	// Rows of the grid (fixed j, k) are independent: one thread per core,
+	// each taking every stride-th row, the caller's thread too. A thread
+	// that cannot be started leaves its rows to the caller's: the same
+	// values either way.
+	uint32_t rows = out->dims[1] * out->dims[2]; // >= 1
+	long cores = sysconf(_SC_NPROCESSORS_ONLN);
+	uint32_t stride = cores < 1 ? 1 : cores > CLEARANCE_MAX_THREADS ? CLEARANCE_MAX_THREADS : (uint32_t)cores;
+	stride = stride > rows ? rows : stride;
+	field_job job = {.m = m, .out = out, .delta = cone_filter_reach(resolution),
+	                 .margin = 1e-5 * m->sphere_radius, .stride = stride};
+	pthread_t threads[CLEARANCE_MAX_THREADS];
+	field_part parts[CLEARANCE_MAX_THREADS];
+	bool started[CLEARANCE_MAX_THREADS] = {false};
+	for (uint32_t i = 1; i < stride; i++) {
+		parts[i] = (field_part){.job = &job, .first = i};
+		started[i] = pthread_create(&threads[i], NULL, field_rows, &parts[i]) == 0;
+	}
+	parts[0] = (field_part){.job = &job, .first = 0};
+	field_rows(&parts[0]);
+	for (uint32_t i = 1; i < stride; i++) {
+		if (started[i])
+			pthread_join(threads[i], NULL);
+		else
+			field_rows(&parts[i]);
+	}
 	return VKCOL_SUCCESS;
 }
 
