@@ -2,6 +2,7 @@
 // Mesh validation (vkcol_mesh_check), analysis (mesh_cpu_build: welding,
 // closed or open, degenerate triangles, volume, bounding sphere, interior
 // origin) and the mesh table's handle logic, all without a device.
+#include "clearance.h"
 #include "device.h"
 #include "mesh.h"
 #include "reference.h"
@@ -607,6 +608,47 @@ static void test_build_torus(void)
 	meshgen_free(&g);
 }
 
+// The clearance field is built on the CPU, its rows shared among one
+// thread per core (clearance.c): one point of every row, a different one
+// per row, equals a brute-force minimum over every triangle within
+// rounding, so no row is skipped, written twice or left to a thread that
+// did not run. (A CPU suite, so the sanitizer build runs it too.)
+static void test_clearance_rows(void)
+{
+	meshgen_mesh g;
+	ENSURE(meshgen_torus(&g, 1.0f, 0.35f, 48, 24));
+	mesh_cpu m;
+	if (build(&g, &m)) {
+		clearance_field f;
+		ENSURE(clearance_build(&env_, &m, 64, &f) == VKCOL_SUCCESS);
+		const double o[3] = {m.origin[0], m.origin[1], m.origin[2]}, delta = cone_filter_reach(64);
+		uint32_t rows = f.dims[1] * f.dims[2], bad = 0, positive = 0;
+		for (uint32_t row = 0; row < rows && f.values; row++) {
+			uint32_t i = (row * 7u) % f.dims[0], j = row % f.dims[1], k = row / f.dims[1];
+			double p[3] = {(double)f.min[0] + (i + 0.5) * (double)f.cell, (double)f.min[1] + (j + 0.5) * (double)f.cell,
+			               (double)f.min[2] + (k + 0.5) * (double)f.cell};
+			double e = INFINITY;
+			for (uint32_t t = 0; t < m.triangle_count; t++) {
+				double v[3][3];
+				for (int a = 0; a < 3; a++)
+					for (int b = 0; b < 3; b++)
+						v[a][b] = m.positions[3 * (size_t)m.indices[3 * (size_t)t + a] + b];
+				e = fmin(e, clearance_tet_distance(p, o, v[0], v[1], v[2]));
+			}
+			double l = sqrt((p[0] - o[0]) * (p[0] - o[0]) + (p[1] - o[1]) * (p[1] - o[1]) + (p[2] - o[2]) * (p[2] - o[2]));
+			double expected = e - delta * l;
+			float value = f.values[(size_t)row * f.dims[0] + i];
+			bad += (value > 0 && value > expected) || value < expected - 1e-4 * m.sphere_radius;
+			positive += value > 0;
+		}
+		ENSURE_MSG(bad == 0, "%u of %u rows disagree with the brute force", bad, rows);
+		ENSURE_MSG(rows >= 64 && positive > 0, "%u rows, %u with clearance", rows, positive);
+		clearance_free(&env_, &f);
+		mesh_cpu_free(&env_, &m);
+	}
+	meshgen_free(&g);
+}
+
 static void test_build_two_boxes(void)
 {
 	// Two separate cubes as one closed mesh: the volume centroid lies between
@@ -899,6 +941,7 @@ int main(int argc, char **argv)
 	RUN_TEST(test_build_degenerate);
 	RUN_TEST(test_build_sphere);
 	RUN_TEST(test_build_torus);
+	RUN_TEST(test_clearance_rows);
 	RUN_TEST(test_build_two_boxes);
 	RUN_TEST(test_build_thin_solids);
 	RUN_TEST(test_build_open);
