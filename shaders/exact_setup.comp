@@ -25,16 +25,15 @@
 //   closest); it needs no confirmation when it lies within that ball.
 // The same the other way round. When neither direction's candidate holds
 // and both meshes are solids of more than WITNESS_SCAN_CLUSTERS clusters,
-// more each way (tangent_candidate: walks towards where grazing surfaces
-// cross, from the nearest and the next nearest inner balls), each
-// confirmed from the inner ball nearest it.
+// a second one each way (tangent_candidate: a walk towards where grazing
+// surfaces cross), confirmed from the inner ball nearest it.
 // A candidate is only a guess (the map is
 // sampled and filtered; the nearest vertex may lie outside), so it is
 // confirmed exactly: the segment from A's origin or ball centre (inside A,
 // checked in double on the host) to the candidate meets no triangle of A,
 // not even within the tolerance, so the candidate is on that point's side
-// of the surface: inside. One confirmation per candidate (at most three
-// per direction) bounds the cost of a pair that has none.
+// of the surface: inside. One confirmation per candidate (at most two per
+// direction) bounds the cost of a pair that has none.
 #version 450
 #include "shared.h"
 #include "common.glsl"
@@ -236,15 +235,13 @@ bool piece_leaves(vkcol_gpu_mesh from, vkcol_gpu_mesh to, mat3 r, vec3 t, float 
 }
 
 // The inner balls of closed meshes a and b (i of a, j of b, as
-// inner_balls_overlap numbers them) that come nearest to meeting (xy), and
-// the pair that comes next (zw; xy again when there is none): where the
-// two solids are likely nearest each other. Only the ball witnesses need
-// them (find_candidate's, from xy; tangent_candidate's walks, from xy, then
-// zw): (0, 0, 0, 0) when both meshes are star-shaped.
-uvec4 nearest_balls(vkcol_gpu_mesh a, vkcol_gpu_mesh b, pair_frames f)
+// inner_balls_overlap numbers them) that come nearest to meeting: where the
+// two solids are likely nearest each other. Only find_candidate's ball
+// witness needs them: (0, 0) when both meshes are star-shaped.
+uvec2 nearest_balls(vkcol_gpu_mesh a, vkcol_gpu_mesh b, pair_frames f)
 {
-	float best = 3.4e38, second = 3.4e38;
-	uvec4 pick = uvec4(0u);
+	float best = 3.4e38;
+	uvec2 pick = uvec2(0u);
 	bool needed = ((a.flags & b.flags) & VKCOL_MESH_STAR_SHAPED) == 0u;
 	for (uint j = 0u; j <= (needed ? b.ball_count : 0u); j++) {
 		vec4 sb = ball_of(b, j);
@@ -252,10 +249,7 @@ uvec4 nearest_balls(vkcol_gpu_mesh a, vkcol_gpu_mesh b, pair_frames f)
 		for (uint i = 0u; i <= (needed ? a.ball_count : 0u); i++) {
 			vec4 sa = ball_of(a, i);
 			float apart = distance(cb, sa.xyz) - sa.w - sb.w;
-			bool first = apart < best, next = !first && apart < second;
-			pick.zw = first ? pick.xy : next ? uvec2(i, j) : pick.zw;
-			second = first ? best : next ? apart : second;
-			pick.xy = first ? uvec2(i, j) : pick.xy;
+			pick = apart < best ? uvec2(i, j) : pick;
 			best = min(best, apart);
 		}
 	}
@@ -463,7 +457,7 @@ void search_pass(uint p, bool search)
 		// of a direction decides it (confirmed or refuted), which bounds
 		// the cost of a pair that has none. One call of each function: a
 		// SIMD driver runs every call, masked.
-		uvec4 balls = nearest_balls(a, b, f);
+		uvec2 balls = nearest_balls(a, b, f);
 		float depth = -1.0;
 		for (uint direction = 0u; direction < 2u && depth < 0.0; direction++) {
 			bool ba = direction == 0u;
@@ -483,22 +477,16 @@ void search_pass(uint p, bool search)
 		}
 		// Large solids that are not star-shaped, when neither guess held:
 		// tangent_candidate's, from the nearest balls (the other mesh's
-		// ball is where the walk starts), both ways, then from the next
-		// pair of balls, each confirmed from to's inner ball nearest it.
-		// The second pair (250k tori, 3,000 near-contact poses, CPU per
-		// pair side by side): colliding pairs left to the traversal
-		// 125 -> 74, non-colliding ones 71-76 -> 77-78 us; 4,000 random
-		// poses: 2 -> 0 left, non-colliding 16-18 -> 19-22 us.
+		// ball is where the walk starts), confirmed from to's inner ball
+		// nearest it.
 		bool large = min(a.cluster_count, b.cluster_count) > WITNESS_SCAN_CLUSTERS &&
 		             a.inner_radius > 0.0 && b.inner_radius > 0.0;
-		uint walks = large ? (all(equal(balls.xy, balls.zw)) ? 2u : 4u) : 0u;
-		for (uint walk = 0u; walk < walks && depth < 0.0; walk++) {
-			bool ba = (walk & 1u) == 0u;
-			uvec2 pair_of_balls = walk < 2u ? balls.xy : balls.zw;
+		for (uint direction = 0u; direction < (large ? 2u : 0u) && depth < 0.0; direction++) {
+			bool ba = direction == 0u;
 			vkcol_gpu_mesh from = ba ? b : a, to = ba ? a : b;
 			mat3 r = ba ? f.r_ba : f.r_ab;
 			vec3 t = ba ? f.t_ba : f.t_ab;
-			vec3 start = r * ball_of(from, ba ? pair_of_balls.y : pair_of_balls.x).xyz + t, v;
+			vec3 start = r * ball_of(from, ba ? balls.y : balls.x).xyz + t, v;
 			float below;
 			if ((to.flags & VKCOL_MESH_STAR_SHAPED) == 0u && tangent_candidate(from, to, r, t, start, v, below)) {
 				vec4 s = nearest_ball(to, v);

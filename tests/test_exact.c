@@ -621,9 +621,9 @@ static void test_early_accept(void)
 	// A finer torus (24,576 vertices) at the edge of contact, pushed
 	// 0.0005-0.005 past touching (the tube's radius is 0.35, its edges
 	// 0.023-0.033 long): the surfaces graze, and the vertex nearest the
-	// nearest inner balls is often outside; the walks of exact_setup.comp's
-	// tangent_candidate find one inside for more of them (118 of 160; 106
-	// with walks from the nearest balls only, 66 without the walks).
+	// nearest inner balls is often outside; the walk of exact_setup.comp's
+	// tangent_candidate finds one inside for more of them (106 of 160
+	// against 66 without the walk).
 	uint32_t grazing = 0;
 	meshgen_mesh fine_torus;
 	ENSURE(meshgen_torus(&fine_torus, 1.0f, 0.35f, 256, 96));
@@ -639,7 +639,7 @@ static void test_early_accept(void)
 	       grazing, (unsigned long long)gs.witness_accepted, (unsigned long long)graze_left);
 	ENSURE(grazing >= 100);
 	ENSURE_EQ_INT(gs.collisions, grazing);
-	ENSURE_MSG((double)gs.witness_accepted >= 0.6 * (double)graze_left, "near contact: a witness for %llu of %llu",
+	ENSURE_MSG((double)gs.witness_accepted >= 0.55 * (double)graze_left, "near contact: a witness for %llu of %llu",
 	           (unsigned long long)gs.witness_accepted, (unsigned long long)graze_left);
 	free(graze);
 	free(graze_results);
