@@ -5,7 +5,9 @@
 // params.dive_base) into the indirect dispatches of this level (a 2D grid
 // past 65535 workgroups), clamped to the frontier's capacity (the items past
 // it were dropped and their pairs flagged for a rerun), records the count for
-// the statistics and clears the other frontier's counter.
+// the statistics and clears the other frontier's counter. Before level 0,
+// the search and the walk passes' dispatches (VKCOL_ARGS_FOR_SEARCH,
+// VKCOL_ARGS_FOR_WALK).
 #version 450
 #include "shared.h"
 #include "common.glsl"
@@ -26,6 +28,14 @@ void set_args(uint at, uint n)
 
 void main()
 {
+	if (params.level == VKCOL_ARGS_FOR_SEARCH) {
+		set_args(16u, counters[VKCOL_COUNTER_SEARCH]);
+		return;
+	}
+	if (params.level == VKCOL_ARGS_FOR_WALK) {
+		set_args(20u, min(counters[VKCOL_COUNTER_WALK], params.dive_base - params.leaf_base));
+		return;
+	}
 	uint in_index = params.level & 1u;
 	uint raw = counters[in_index];
 	uint raw_dive = counters[VKCOL_COUNTER_DIVE + in_index];

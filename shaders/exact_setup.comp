@@ -25,15 +25,17 @@
 //   closest); it needs no confirmation when it lies within that ball.
 // The same the other way round. When neither direction's candidate holds
 // and both meshes are solids of more than WITNESS_SCAN_CLUSTERS clusters,
-// a second one each way (tangent_candidate: a walk towards where grazing
-// surfaces cross), confirmed from the inner ball nearest it.
+// a third pass (the walk pass) tries more each way for the pairs whose
+// nearest balls lie close (tangent_candidate: walks towards where grazing
+// surfaces cross, from the nearest and the next nearest pair of inner
+// balls), each confirmed from the inner ball nearest it.
 // A candidate is only a guess (the map is
 // sampled and filtered; the nearest vertex may lie outside), so it is
 // confirmed exactly: the segment from A's origin or ball centre (inside A,
 // checked in double on the host) to the candidate meets no triangle of A,
 // not even within the tolerance, so the candidate is on that point's side
-// of the surface: inside. One confirmation per candidate (at most two per
-// direction) bounds the cost of a pair that has none.
+// of the surface: inside. One confirmation per candidate (at most three
+// per direction) bounds the cost of a pair that has none.
 #version 450
 #include "shared.h"
 #include "common.glsl"
@@ -235,13 +237,15 @@ bool piece_leaves(vkcol_gpu_mesh from, vkcol_gpu_mesh to, mat3 r, vec3 t, float 
 }
 
 // The inner balls of closed meshes a and b (i of a, j of b, as
-// inner_balls_overlap numbers them) that come nearest to meeting: where the
-// two solids are likely nearest each other. Only find_candidate's ball
-// witness needs them: (0, 0) when both meshes are star-shaped.
-uvec2 nearest_balls(vkcol_gpu_mesh a, vkcol_gpu_mesh b, pair_frames f)
+// inner_balls_overlap numbers them) that come nearest to meeting (xy), and
+// the pair that comes next (zw; xy again when there is none): where the
+// two solids are likely nearest each other. Only the ball witnesses need
+// them (find_candidate's, from xy; the walk pass's, from xy, then zw):
+// (0, 0, 0, 0) when both meshes are star-shaped.
+uvec4 nearest_balls(vkcol_gpu_mesh a, vkcol_gpu_mesh b, pair_frames f)
 {
-	float best = 3.4e38;
-	uvec2 pick = uvec2(0u);
+	float best = 3.4e38, second = 3.4e38;
+	uvec4 pick = uvec4(0u);
 	bool needed = ((a.flags & b.flags) & VKCOL_MESH_STAR_SHAPED) == 0u;
 	for (uint j = 0u; j <= (needed ? b.ball_count : 0u); j++) {
 		vec4 sb = ball_of(b, j);
@@ -249,7 +253,10 @@ uvec2 nearest_balls(vkcol_gpu_mesh a, vkcol_gpu_mesh b, pair_frames f)
 		for (uint i = 0u; i <= (needed ? a.ball_count : 0u); i++) {
 			vec4 sa = ball_of(a, i);
 			float apart = distance(cb, sa.xyz) - sa.w - sb.w;
-			pick = apart < best ? uvec2(i, j) : pick;
+			bool first = apart < best, next = !first && apart < second;
+			pick.zw = first ? pick.xy : next ? uvec2(i, j) : pick.zw;
+			second = first ? best : next ? apart : second;
+			pick.xy = first ? uvec2(i, j) : pick.xy;
 			best = min(best, apart);
 		}
 	}
@@ -350,6 +357,30 @@ vec4 nearest_ball(vkcol_gpu_mesh m, vec3 x)
 // Steps of tangent_candidate's walk.
 const uint TANGENT_STEPS = 3u;
 
+// A walk starts from a pair of inner balls only if the gap between them is
+// under this fraction of their radii's sum: where the balls lie farther
+// apart, the surfaces around them seldom graze. On the 250k tori (a CPU
+// model), every colliding near-contact pair the first candidate left had
+// both its nearest and its next nearest pair of balls within 0.3; of the
+// non-colliding random pairs that reach the search, 32 % and 21 % had.
+const float WALK_REACH = 0.3;
+
+// Do balls i of a and j of b (pair.xy) lie close enough for a walk?
+bool balls_close(vkcol_gpu_mesh a, vkcol_gpu_mesh b, pair_frames f, uvec2 pair)
+{
+	vec4 sa = ball_of(a, pair.x), sb = ball_of(b, pair.y);
+	return distance(f.r_ba * sb.xyz + f.t_ba, sa.xyz) - sa.w - sb.w < WALK_REACH * (sa.w + sb.w);
+}
+
+// Do the walks apply to meshes a and b? Both solids (closed, origin
+// inside) of more than WITNESS_SCAN_CLUSTERS clusters, one not
+// star-shaped.
+bool walks_apply(vkcol_gpu_mesh a, vkcol_gpu_mesh b)
+{
+	return min(a.cluster_count, b.cluster_count) > WITNESS_SCAN_CLUSTERS && a.inner_radius > 0.0 &&
+	       b.inner_radius > 0.0 && ((a.flags & b.flags) & VKCOL_MESH_STAR_SHAPED) == 0u;
+}
+
 // A second candidate for a witness of `from` (carried into to's frame by
 // x -> r x + t) inside `to`, for large meshes that are not star-shaped,
 // where surfaces that graze each other leave find_candidate's guess (the
@@ -401,7 +432,7 @@ bool tangent_candidate(vkcol_gpu_mesh from, vkcol_gpu_mesh to, mat3 r, vec3 t, v
 }
 
 // 0: the setup pass (one invocation per pair); 1: the search pass (one per
-// pair the setup listed).
+// pair the setup listed); 2: the walk pass (one per pair the search listed).
 layout(constant_id = VKCOL_SPEC_VARIANT) const uint VARIANT = 0u;
 
 // Setup pass: the frame, stage 0, the inner balls. A pair they leave
@@ -457,7 +488,7 @@ void search_pass(uint p, bool search)
 		// of a direction decides it (confirmed or refuted), which bounds
 		// the cost of a pair that has none. One call of each function: a
 		// SIMD driver runs every call, masked.
-		uvec2 balls = nearest_balls(a, b, f);
+		uvec4 balls = nearest_balls(a, b, f);
 		float depth = -1.0;
 		for (uint direction = 0u; direction < 2u && depth < 0.0; direction++) {
 			bool ba = direction == 0u;
@@ -476,23 +507,17 @@ void search_pass(uint p, bool search)
 				depth = below;
 		}
 		// Large solids that are not star-shaped, when neither guess held:
-		// tangent_candidate's, from the nearest balls (the other mesh's
-		// ball is where the walk starts), confirmed from to's inner ball
-		// nearest it.
-		bool large = min(a.cluster_count, b.cluster_count) > WITNESS_SCAN_CLUSTERS &&
-		             a.inner_radius > 0.0 && b.inner_radius > 0.0;
-		for (uint direction = 0u; direction < (large ? 2u : 0u) && depth < 0.0; direction++) {
-			bool ba = direction == 0u;
-			vkcol_gpu_mesh from = ba ? b : a, to = ba ? a : b;
-			mat3 r = ba ? f.r_ba : f.r_ab;
-			vec3 t = ba ? f.t_ba : f.t_ab;
-			vec3 start = r * ball_of(from, ba ? balls.y : balls.x).xyz + t, v;
-			float below;
-			if ((to.flags & VKCOL_MESH_STAR_SHAPED) == 0u && tangent_candidate(from, to, r, t, start, v, below)) {
-				vec4 s = nearest_ball(to, v);
-				if (distance(v, s.xyz) < s.w || segment_clear(to, s.xyz, v, tol))
-					depth = below;
-			}
+		// listed for the walk pass (tangent_candidate), when one of the
+		// two nearest pairs of balls is close enough. A pass of its own
+		// because a SIMD driver such as lavapipe runs the walks for every
+		// SIMD group that holds one pair needing them: within this pass,
+		// the non-colliding random pairs of the 250k tori that reach it
+		// paid 16-18 -> 21-30 us for the walks of the few.
+		if (depth < 0.0 && walks_apply(a, b) &&
+		    (balls_close(a, b, f, balls.xy) || balls_close(a, b, f, balls.zw))) {
+			uint w = atomicAdd(counters[VKCOL_COUNTER_WALK], 1u);
+			if (w < params.dive_base - params.leaf_base)
+				frontier[params.capacity + w] = uvec4(p, 0u, 0u, 0u);
 		}
 		if (depth >= 0.0) {
 			atomicAdd(counters[VKCOL_COUNTER_WITNESS], 1u);
@@ -527,14 +552,60 @@ void search_pass(uint p, bool search)
 		state[p].y |= VKCOL_PAIR_OVERFLOW;
 }
 
+// Walk pass, for pair p that the search listed (its seed already in the
+// frontier): tangent_candidate's walks, B's vertices in A then A's in B,
+// from the nearest pair of inner balls, then from the next (each only when
+// the two balls are close, balls_close), each walk's vertex confirmed from
+// to's inner ball nearest it. A pair accepted here counts one hit in its
+// state, so the traversal drops its seed (and all it would spawn) at
+// once, and is marked decided, so the containment pass keeps this answer.
+// The second pair of balls (250k tori, 3,000 near-contact poses, CPU per
+// pair side by side, walks inside the search pass): colliding pairs left
+// to the traversal 125 -> 74.
+void walk_pass(uint p)
+{
+	vkcol_gpu_pair pr = pair_at(p);
+	vkcol_gpu_mesh a = mesh_of(pr.mesh_a), b = mesh_of(pr.mesh_b);
+	pair_frames f = make_frames(pr);
+	float tol = pair_tolerance(a, b, f.t_ba);
+	uvec4 balls = nearest_balls(a, b, f);
+	uint walks = all(equal(balls.xy, balls.zw)) ? 2u : 4u;
+	float depth = -1.0;
+	for (uint walk = 0u; walk < walks && depth < 0.0; walk++) {
+		bool ba = (walk & 1u) == 0u;
+		uvec2 pair = walk < 2u ? balls.xy : balls.zw;
+		vkcol_gpu_mesh from = ba ? b : a, to = ba ? a : b;
+		mat3 r = ba ? f.r_ba : f.r_ab;
+		vec3 t = ba ? f.t_ba : f.t_ab;
+		vec4 ball_a = ball_of(a, pair.x), ball_b = ball_of(b, pair.y);
+		vec3 start = ba ? f.r_ba * ball_b.xyz + f.t_ba : f.r_ab * ball_a.xyz + f.t_ab, v;
+		float below;
+		if (balls_close(a, b, f, pair) && (to.flags & VKCOL_MESH_STAR_SHAPED) == 0u &&
+		    tangent_candidate(from, to, r, t, start, v, below)) {
+			vec4 s = nearest_ball(to, v);
+			if (distance(v, s.xyz) < s.w || segment_clear(to, s.xyz, v, tol))
+				depth = below;
+		}
+	}
+	if (depth >= 0.0) {
+		atomicAdd(counters[VKCOL_COUNTER_WITNESS], 1u);
+		results[p] = vkcol_gpu_result(1u, VKCOL_STAGE_CUBE_MAP, depth, 0u);
+		state[p] = uvec2(1u, VKCOL_PAIR_DECIDED);
+	}
+}
+
 void main()
 {
 	uint i = linear_group_id() * gl_WorkGroupSize.x + gl_LocalInvocationID.x;
 	if (VARIANT == 0u) {
 		if (i < params.pair_count)
 			setup_pass(i);
-	} else if (i < counters[VKCOL_COUNTER_SEARCH]) {
-		uvec4 listed = texelFetch(frontier_texels, int(i));
-		search_pass(listed.x, listed.y != 0u);
+	} else if (VARIANT == 1u) {
+		if (i < counters[VKCOL_COUNTER_SEARCH]) {
+			uvec4 listed = texelFetch(frontier_texels, int(i));
+			search_pass(listed.x, listed.y != 0u);
+		}
+	} else if (i < min(counters[VKCOL_COUNTER_WALK], params.dive_base - params.leaf_base)) {
+		walk_pass(texelFetch(frontier_texels, int(params.capacity + i)).x);
 	}
 }

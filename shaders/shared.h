@@ -221,7 +221,9 @@ VKCOL_STRUCT(vkcol_sample_raw_params) {
 // depth-first and the leaf regions' counts (below); [11] pairs accepted on
 // overlapping inner balls; [12] pairs the setup listed for the search pass;
 // [13], [14] the entries of triangle pairs to test that the two frontiers
-// hold (from capacity), [15] the level's clamped count; then
+// hold (from capacity), [15] the level's clamped count; [16] pairs the
+// search pass listed for the walk pass (exact_setup.comp, at the first
+// frontier's candidate slots, which no level has written yet); then
 // VKCOL_MAX_LEVELS per-level item counts (statistics) from
 // VKCOL_COUNTER_LEVELS on.
 #define VKCOL_MAX_LEVELS 128
@@ -236,10 +238,18 @@ VKCOL_STRUCT(vkcol_sample_raw_params) {
 #define VKCOL_COUNTER_BALLS 11
 #define VKCOL_COUNTER_SEARCH 12
 #define VKCOL_COUNTER_CAND 13
-#define VKCOL_COUNTER_LEVELS 16
-// Words of the indirect-argument buffer: traverse, dive, leaves, triangles
-// (4 each).
-#define VKCOL_EXACT_ARGS_WORDS 16
+#define VKCOL_COUNTER_WALK 16
+#define VKCOL_COUNTER_LEVELS 17
+// Words of the indirect-argument buffer: traverse, dive, leaves, triangles,
+// then the search and the walk passes (4 each).
+#define VKCOL_EXACT_ARGS_WORDS 24
+// exact_args.comp's params.level before level 0: the search pass's
+// dispatch (args words 16-18), then the walk pass's (20-22), sized to the
+// pairs listed for them. A dispatch as large as the chunk, with the listed
+// pairs packed at its start, left them to one of lavapipe's threads, which
+// hands each thread an equal run of a dispatch's workgroups.
+#define VKCOL_ARGS_FOR_SEARCH 0xfffffffeu
+#define VKCOL_ARGS_FOR_WALK 0xffffffffu
 #define VKCOL_COUNTER_WORDS (VKCOL_COUNTER_LEVELS + VKCOL_MAX_LEVELS)
 
 // Texels of a tree node in the exact shaders' node pool (batch.c's

@@ -745,7 +745,7 @@ static uint32_t traverse_budget(const vkcol_context *ctx)
 // Entries of the device's triangle-pair list per chunk (16 bytes each).
 #define EXACT_LIST_MAX (1u << 20)
 
-#define EXACT_PIPELINES 8
+#define EXACT_PIPELINES 9
 
 typedef struct exact_buffers {
 	gpu_buffer pairs, results, state, frames, counters, args, list;
@@ -757,7 +757,7 @@ typedef struct exact_buffers {
 	// write.
 	gpu_buffer frontiers[2];
 	VkDescriptorSet sets[EXACT_PIPELINES][2];
-	gpu_pipeline *pipes[EXACT_PIPELINES]; // setup, args, traverse, contain, dive, leaves, search, triangles
+	gpu_pipeline *pipes[EXACT_PIPELINES]; // setup, args, traverse, contain, dive, leaves, search, triangles, walk
 	uint32_t chunk, capacity, levels, list_capacity, flags;
 	uint32_t budget;    // depth-first steps per item of a diving pair (1: breadth first only)
 	uint32_t dive_base; // frontier slots [dive_base, capacity) hold depth-first items
@@ -824,14 +824,15 @@ static vkcol_result exact_buffers_create(vkcol_context *ctx, uint32_t chunk, uin
 		                      k ? "exact frontier 1" : "exact frontier 0", &b->frontiers[k]));
 	TRY(gpu_buffer_create(ctx, VKCOL_COUNTER_WORDS * 4, storage, GPU_MEMORY_READBACK, "exact counters", &b->counters));
 	// Four indirect dispatches per level: breadth-first, depth-first and
-	// leaf-leaf items, and the triangle tests.
+	// leaf-leaf items, and the triangle tests; and the search and walk
+	// passes'.
 	TRY(gpu_buffer_create(ctx, VKCOL_EXACT_ARGS_WORDS * 4, storage | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT, GPU_MEMORY_DEVICE,
 	                      "exact indirect args", &b->args));
 	TRY(gpu_buffer_create(ctx, (VkDeviceSize)(list_capacity ? list_capacity : 1) * 16, storage, GPU_MEMORY_READBACK,
 	                      "exact triangle-pair list", &b->list));
 	const pipeline_id ids[EXACT_PIPELINES] = {PIPELINE_EXACT_SETUP,   PIPELINE_EXACT_ARGS, PIPELINE_EXACT_TRAVERSE,
 	                                          PIPELINE_EXACT_CONTAIN, PIPELINE_EXACT_DIVE, PIPELINE_EXACT_LEAVES,
-	                                          PIPELINE_EXACT_SEARCH,  PIPELINE_EXACT_TRIANGLES};
+	                                          PIPELINE_EXACT_SEARCH,  PIPELINE_EXACT_TRIANGLES, PIPELINE_EXACT_WALK};
 	batch_pool *pool = ctx->pool;
 	gpu_binding bindings[2][14 + EXACT_TEXEL_BUFFERS];
 	for (int parity = 0; parity < 2; parity++) {
@@ -942,10 +943,25 @@ static vkcol_result exact_pass(vkcol_context *ctx, exact_buffers *b, const vkcol
 		// The setup lists the pairs it leaves undecided in the frontier that
 		// level 0 writes (it is bound as level 0); the search pass reads
 		// them there and seeds the frontier level 0 reads (it is bound as
-		// the level before level 0).
+		// the level before level 0), where it also lists the pairs for the
+		// walk pass, after the three regions (bound as level 0, the walk
+		// pass reads them there).
+		// Both sized to the pairs listed (exact_args.comp).
 		gpu_pipeline_dispatch(ctx, cmd, b->pipes[0], b->sets[0][0], &params, groups);
 		gpu_barrier_all(ctx, cmd);
-		gpu_pipeline_dispatch(ctx, cmd, b->pipes[6], b->sets[6][1], &params, groups);
+		params.level = VKCOL_ARGS_FOR_SEARCH;
+		gpu_pipeline_dispatch(ctx, cmd, b->pipes[1], b->sets[1][0], &params, 1);
+		gpu_barrier_all(ctx, cmd);
+		params.level = 0;
+		gpu_pipeline_dispatch(ctx, cmd, b->pipes[6], b->sets[6][1], &params, 0);
+		ctx->vk.vkCmdDispatchIndirect(cmd, b->args.buffer, 64);
+		gpu_barrier_all(ctx, cmd);
+		params.level = VKCOL_ARGS_FOR_WALK;
+		gpu_pipeline_dispatch(ctx, cmd, b->pipes[1], b->sets[1][0], &params, 1);
+		gpu_barrier_all(ctx, cmd);
+		params.level = 0;
+		gpu_pipeline_dispatch(ctx, cmd, b->pipes[8], b->sets[8][0], &params, 0);
+		ctx->vk.vkCmdDispatchIndirect(cmd, b->args.buffer, 80);
 		// One level more than the traversal needs: the last one's triangle tests.
 		for (uint32_t level = 0; level <= b->levels; level++) {
 			uint32_t parity = level & 1;

@@ -290,6 +290,8 @@ vkcol_result pipeline_get_for_maps(vkcol_context *ctx, pipeline_id id, uint32_t 
 	                               "exact_setup (search)", true, 1, EXACT_TEXEL_BUFFERS},
 	    [PIPELINE_EXACT_TRIANGLES] = {&shader_exact_triangles, 14, sizeof(vkcol_exact_params), VKCOL_MAP_ARRAYS,
 	                                  "exact_triangles", false, 0, EXACT_TEXEL_BUFFERS},
+	    [PIPELINE_EXACT_WALK] = {&shader_exact_setup, 14, sizeof(vkcol_exact_params), VKCOL_MAP_ARRAYS,
+	                             "exact_setup (walk)", true, 2, EXACT_TEXEL_BUFFERS},
 	};
 	*out = NULL;
 	if ((unsigned)id >= PIPELINE_COUNT || map_array > VKCOL_MAP_ARRAYS)

@@ -80,6 +80,7 @@ typedef enum pipeline_id {
 	PIPELINE_EXACT_LEAVES,
 	PIPELINE_EXACT_SEARCH,    // exact_setup.comp, variant 1
 	PIPELINE_EXACT_TRIANGLES, // exact_leaves.comp, variant 1
+	PIPELINE_EXACT_WALK,      // exact_setup.comp, variant 2
 	PIPELINE_COUNT
 } pipeline_id;
 
