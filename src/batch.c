@@ -859,6 +859,23 @@ cleanup:
 	return res;
 }
 
+// A pass over the pairs the one before it listed (exact_setup.comp's
+// search or walk pass, pipes[pipe] with `set`): exact_args.comp sizes its
+// dispatch to the list (args_level: VKCOL_ARGS_FOR_SEARCH or
+// VKCOL_ARGS_FOR_WALK, which writes the arguments at byte `at` of the args
+// buffer), then the pass runs. Leaves params->level at 0.
+static void listed_pass(vkcol_context *ctx, VkCommandBuffer cmd, const exact_buffers *b, vkcol_exact_params *params,
+                        uint32_t args_level, int pipe, VkDescriptorSet set, VkDeviceSize at)
+{
+	gpu_barrier_all(ctx, cmd);
+	params->level = args_level;
+	gpu_pipeline_dispatch(ctx, cmd, b->pipes[1], b->sets[1][0], params, 1);
+	gpu_barrier_all(ctx, cmd);
+	params->level = 0;
+	gpu_pipeline_dispatch(ctx, cmd, b->pipes[pipe], set, params, 0);
+	ctx->vk.vkCmdDispatchIndirect(cmd, b->args.buffer, at);
+}
+
 // Adds the triangle pairs the device listed for the pass's n pairs
 // (position i of the pass answers pair at[i], in increasing order) to the
 // caller's list: those of the longest run of pairs from the first whose
@@ -946,22 +963,9 @@ static vkcol_result exact_pass(vkcol_context *ctx, exact_buffers *b, const vkcol
 		// the level before level 0), where it also lists the pairs for the
 		// walk pass, after the three regions (bound as level 0, the walk
 		// pass reads them there).
-		// Both sized to the pairs listed (exact_args.comp).
 		gpu_pipeline_dispatch(ctx, cmd, b->pipes[0], b->sets[0][0], &params, groups);
-		gpu_barrier_all(ctx, cmd);
-		params.level = VKCOL_ARGS_FOR_SEARCH;
-		gpu_pipeline_dispatch(ctx, cmd, b->pipes[1], b->sets[1][0], &params, 1);
-		gpu_barrier_all(ctx, cmd);
-		params.level = 0;
-		gpu_pipeline_dispatch(ctx, cmd, b->pipes[6], b->sets[6][1], &params, 0);
-		ctx->vk.vkCmdDispatchIndirect(cmd, b->args.buffer, 64);
-		gpu_barrier_all(ctx, cmd);
-		params.level = VKCOL_ARGS_FOR_WALK;
-		gpu_pipeline_dispatch(ctx, cmd, b->pipes[1], b->sets[1][0], &params, 1);
-		gpu_barrier_all(ctx, cmd);
-		params.level = 0;
-		gpu_pipeline_dispatch(ctx, cmd, b->pipes[8], b->sets[8][0], &params, 0);
-		ctx->vk.vkCmdDispatchIndirect(cmd, b->args.buffer, 80);
+		listed_pass(ctx, cmd, b, &params, VKCOL_ARGS_FOR_SEARCH, 6, b->sets[6][1], 64);
+		listed_pass(ctx, cmd, b, &params, VKCOL_ARGS_FOR_WALK, 8, b->sets[8][0], 80);
 		// One level more than the traversal needs: the last one's triangle tests.
 		for (uint32_t level = 0; level <= b->levels; level++) {
 			uint32_t parity = level & 1;
