@@ -384,10 +384,10 @@ bool walks_apply(vkcol_gpu_mesh a, vkcol_gpu_mesh b)
 // A second candidate for a witness of `from` (carried into to's frame by
 // x -> r x + t) inside `to`, for large meshes that are not star-shaped,
 // where surfaces that graze each other leave find_candidate's guess (the
-// vertex nearest a ball's centre) outside: on 2,000 near-contact poses of
+// vertex nearest a ball's centre) outside: on 3,000 near-contact poses of
 // two 250,000-triangle tori, 329 colliding pairs had no witness, though
-// 324 of them had vertices inside (most 20 or more, within 0.002-0.009 of
-// the surface). A walk from `start` (in to's frame): to's vertex a nearest
+// 324 of them had vertices inside (most 20 or more, the deepest
+// 0.0004-0.009 below the surface). A walk from `start` (in to's frame): to's vertex a nearest
 // the current point (a descent of to's tree, as near_leaf_clusters, and a
 // scan of its four clusters), the normal n there (the slab of the leaf the
 // descent ended in, turned away from to's inner ball nearest a), then the
