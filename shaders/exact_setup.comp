@@ -365,10 +365,10 @@ const uint TANGENT_STEPS = 3u;
 // non-colliding random pairs that reach the search, 32 % and 21 % had.
 const float WALK_REACH = 0.3;
 
-// Do balls i of a and j of b (pair.xy) lie close enough for a walk?
-bool balls_close(vkcol_gpu_mesh a, vkcol_gpu_mesh b, pair_frames f, uvec2 pair)
+// Do inner balls sa of A and sb of B (ball_of, each in its mesh's frame)
+// lie close enough for a walk?
+bool balls_close(vec4 sa, vec4 sb, pair_frames f)
 {
-	vec4 sa = ball_of(a, pair.x), sb = ball_of(b, pair.y);
 	return distance(f.r_ba * sb.xyz + f.t_ba, sa.xyz) - sa.w - sb.w < WALK_REACH * (sa.w + sb.w);
 }
 
@@ -514,7 +514,8 @@ void search_pass(uint p, bool search)
 		// the non-colliding random pairs of the 250k tori that reach it
 		// paid 16-18 -> 21-30 us for the walks of the few.
 		if (depth < 0.0 && walks_apply(a, b) &&
-		    (balls_close(a, b, f, balls.xy) || balls_close(a, b, f, balls.zw))) {
+		    (balls_close(ball_of(a, balls.x), ball_of(b, balls.y), f) ||
+		     balls_close(ball_of(a, balls.z), ball_of(b, balls.w), f))) {
 			uint w = atomicAdd(counters[VKCOL_COUNTER_WALK], 1u);
 			if (w < params.dive_base - params.leaf_base)
 				frontier[params.capacity + w] = uvec4(p, 0u, 0u, 0u);
@@ -580,7 +581,7 @@ void walk_pass(uint p)
 		vec4 ball_a = ball_of(a, pair.x), ball_b = ball_of(b, pair.y);
 		vec3 start = ba ? f.r_ba * ball_b.xyz + f.t_ba : f.r_ab * ball_a.xyz + f.t_ab, v;
 		float below;
-		if (balls_close(a, b, f, pair) && (to.flags & VKCOL_MESH_STAR_SHAPED) == 0u &&
+		if (balls_close(ball_a, ball_b, f) && (to.flags & VKCOL_MESH_STAR_SHAPED) == 0u &&
 		    tangent_candidate(from, to, r, t, start, v, below)) {
 			vec4 s = nearest_ball(to, v);
 			if (distance(v, s.xyz) < s.w || segment_clear(to, s.xyz, v, tol))
