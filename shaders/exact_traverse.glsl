@@ -102,10 +102,13 @@ bool slabs_meet(vec3 g, vec3 ea, vec3 eb, vec4 sa, vec4 sb, mat3 r, float tol)
 	float ab = dot(na, nb), ka = ab / dot(nb, nb), kb = ab / dot(na, na);
 	vec3 wa = na - ka * nb, wb = nb - kb * na;
 	float ga = dot(na, g) - sa.z, gb = dot(nb, g) + sb.z;
-	return abs(ga) <= sa.w + dot(abs(na * r), eb) + tol &&
-	       abs(gb) <= sb.w + dot(abs(nb), ea) + tol &&
-	       abs(ga + ka * sb.z) <= sa.w + abs(ka) * sb.w + dot(abs(wa * r), eb) + tol &&
-	       abs(gb - kb * sa.z) <= sb.w + abs(kb) * sa.w + dot(abs(wb), ea) + tol;
+	// Apart only where an interval provably is: a slab that holds all (h
+	// infinite, aabb_tree.h) against normals at right angles gives 0 * inf,
+	// a NaN, which must not count as apart.
+	return !(abs(ga) > sa.w + dot(abs(na * r), eb) + tol ||
+	         abs(gb) > sb.w + dot(abs(nb), ea) + tol ||
+	         abs(ga + ka * sb.z) > sa.w + abs(ka) * sb.w + dot(abs(wa * r), eb) + tol ||
+	         abs(gb - kb * sa.z) > sb.w + abs(kb) * sa.w + dot(abs(wb), ea) + tol);
 }
 
 // May A's node (box centre ca, half extents ea, slab sa) and B's (cb, eb,
