@@ -3,7 +3,7 @@
 // frontier item (pair, node of A, node of B) whose boxes overlap. Both nodes
 // are split (only the inner one when the other is a leaf, only the larger
 // when one is much larger), and each child pair whose boxes overlap, and
-// whose slabs (aabb_tree.h) each meet the other's box, goes to the next
+// whose slabs (aabb_tree.h) each meet the other node, goes to the next
 // frontier: B's box is carried into A's frame (the box of a rotated box
 // from |R|) and A's into B's. Testing children before writing them keeps
 // the frontier to overlapping pairs only. Items pairing two leaves go to the

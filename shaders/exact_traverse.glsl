@@ -95,7 +95,7 @@ bool carried_overlap(vec3 gap, vec3 ea, vec3 eb, mat3 r, mat3 abs_r, float tol)
 // from B's). The pair-of-slabs intervals took the non-colliding
 // near-contact poses of the 250k tori from 578 frontier items per pair to
 // 91, and the batch of 3,000 from 87-89 ms to 45-47 (least of 5, side by
-// side); the 3,000-triangle torus from 166 to 134 items.
+// side); the 1,920-triangle torus from 166 to 134 items.
 bool slabs_meet(vec3 g, vec3 ea, vec3 eb, vec4 sa, vec4 sb, mat3 r, float tol)
 {
 	vec3 na = slab_normal(sa), nb = r * slab_normal(sb);
@@ -113,7 +113,7 @@ bool slabs_meet(vec3 g, vec3 ea, vec3 eb, vec4 sa, vec4 sb, mat3 r, float tol)
 
 // May A's node (box centre ca, half extents ea, slab sa) and B's (cb, eb,
 // sb) hold intersecting triangles? Their boxes overlap and each slab meets
-// the other's box.
+// the other node (slabs_meet).
 bool nodes_meet(vec3 ca, vec3 ea, vec4 sa, vec3 cb, vec3 eb, vec4 sb, mat3 r, mat3 abs_r, vec3 t, float tol)
 {
 	vec3 gap = r * cb + t - ca; // B's centre relative to A's, in A's frame
