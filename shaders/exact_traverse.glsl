@@ -59,8 +59,10 @@ bool triangles_intersect(vec3 a0, vec3 a1, vec3 a2, vec3 b0, vec3 b1, vec3 b2, f
 // measured at c16e62c).
 bool carried_overlap(vec3 gap, vec3 ea, vec3 eb, mat3 r, mat3 abs_r, float tol)
 {
-	if (!(all(lessThanEqual(abs(gap), abs_r * eb + ea + vec3(tol))) &&
-	      all(lessThanEqual(abs(gap * r), ea * abs_r + eb + vec3(tol)))))
+	// Apart only where an axis provably separates (a NaN from an infinite
+	// extent, coordinates near float's range end, does not), as below.
+	if (any(greaterThan(abs(gap), abs_r * eb + ea + vec3(tol))) ||
+	    any(greaterThan(abs(gap * r), ea * abs_r + eb + vec3(tol))))
 		return false;
 	// The nine axes A_i x B_j: row i of r over j is rt[i].
 	mat3 rt = transpose(r), art = transpose(abs_r);
