@@ -75,8 +75,8 @@ float test_nearest(inout side s)
 // a vertex inside s.to: bit b of s.touching stands for the s.span groups
 // from b s.span on (a mesh of more than 32 groups makes jobs of groups
 // whose balls miss; their clusters' balls miss too, and groups of
-// neighbouring indices lie near each other, as the vertices are in the
-// tree's triangle order). Returns false when a list is full.
+// neighbouring indices lie near each other, as the vertices are in k-d
+// order). Returns false when a list is full.
 bool make_jobs(uint p, side s)
 {
 	if (s.nearest == NONE)

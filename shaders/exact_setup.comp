@@ -143,8 +143,8 @@ const uint WITNESS_SCAN_CLUSTERS = 256u;
 // Four clusters of `from` near o, to's origin in from's frame: the descent
 // from from's root into the child whose box is nearer o (the nearer centre
 // when o is in both) ends at a leaf near o, whose first triangle's last
-// vertex lies in cluster c (vertices follow the tree's triangle order, so
-// neighbouring clusters are mostly neighbours in space): c, c + 1, c - 1,
+// vertex lies in cluster c (the vertices are in k-d order, so neighbouring
+// clusters are mostly neighbours in space): c, c + 1, c - 1,
 // c + 2, the window shifted inwards at the ends of the cluster range; a mesh
 // of fewer than four clusters gets them all, 0xffffffff past the last.
 // `steps` bounds the descent (0: none); `node`: where it stopped.

@@ -67,10 +67,11 @@ VKCOL_STRUCT(vkcol_cubemap_mip_params) {
 } VKCOL_STRUCT_END(vkcol_cubemap_mip_params)
 
 // Per-mesh record of the batch shaders, indexed by mesh slot. The pool holds
-// each mesh's vertices (those some triangle uses) in the tree's triangle
-// order, so runs of VKCOL_CLUSTER_SIZE consecutive vertices are spatially
-// compact; cluster k covers vertices vertex_first + k * VKCOL_CLUSTER_SIZE on,
-// with a bounding sphere (vec4) at cluster_first + k of the cluster pool.
+// each mesh's vertices (those some triangle uses) in k-d order
+// (src/vertex_order.h), so each cluster and each group below is a compact
+// cell of space; cluster k covers vertices vertex_first + k *
+// VKCOL_CLUSTER_SIZE on, with a bounding sphere (vec4) at cluster_first + k
+// of the cluster pool.
 // Group g of VKCOL_GROUP_CLUSTERS clusters, from cluster g *
 // VKCOL_GROUP_CLUSTERS on, has its bounding sphere at cluster_first +
 // cluster_count + g.

@@ -9,6 +9,7 @@
 #include "batch.h"
 
 #include "reference.h"
+#include "vertex_order.h"
 
 #include <math.h>
 #include <string.h>
@@ -135,15 +136,18 @@ static void bounding_sphere(const float *verts, uint32_t first, uint32_t end, fl
 }
 
 // Appends mesh m's vertices to out (vec4 each): only vertices some triangle
-// uses, one per welded position, in the order the tree's triangles first
-// reach them, so consecutive vertices are close in space. Then to
+// uses, one per welded position, in k-d order (vertex_order.h): each
+// cluster and each group is a compact cell of space. Then to
 // cluster_out, from *clusters on (which advances): one bounding sphere per
 // VKCOL_CLUSTER_SIZE vertices, then one per VKCOL_GROUP_CLUSTERS clusters.
 // Returns the vertex count. remap (vertex_count entries) receives, for each
 // welded representative, its index among the emitted vertices (UINT32_MAX:
-// unused).
-static uint32_t emit_vertices(const mesh_cpu *m, uint32_t *remap, float *out, float *cluster_out, uint32_t *clusters)
+// unused). order: room for vertex_count items.
+static uint32_t emit_vertices(const mesh_cpu *m, uint32_t *remap, vertex_key *order, float *out, float *cluster_out,
+                              uint32_t *clusters)
 {
+	// The used vertices, first as the tree's triangles reach them (any
+	// order would do: vertex_order_cells decides).
 	uint32_t n = 0;
 	memset(remap, 0xff, (size_t)m->vertex_count * sizeof(uint32_t));
 	for (uint32_t i = 0; i < m->triangle_count; i++) {
@@ -153,10 +157,15 @@ static uint32_t emit_vertices(const mesh_cpu *m, uint32_t *remap, float *out, fl
 			if (remap[v] != UINT32_MAX)
 				continue;
 			remap[v] = n;
-			memcpy(&out[4 * (size_t)n], &m->positions[3 * (size_t)v], 3 * sizeof(float));
-			out[4 * (size_t)n + 3] = 1.0f;
-			n++;
+			order[n++] = (vertex_key){0.0f, v};
 		}
+	}
+	vertex_order_cells(m->positions, order, n, VKCOL_CLUSTER_SIZE, VKCOL_CLUSTER_SIZE * VKCOL_GROUP_CLUSTERS);
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t v = order[i].vertex;
+		remap[v] = i;
+		memcpy(&out[4 * (size_t)i], &m->positions[3 * (size_t)v], 3 * sizeof(float));
+		out[4 * (size_t)i + 3] = 1.0f;
 	}
 	const uint32_t sizes[2] = {VKCOL_CLUSTER_SIZE, VKCOL_CLUSTER_SIZE * VKCOL_GROUP_CLUSTERS};
 	for (int level = 0; level < 2; level++)
@@ -313,6 +322,7 @@ static vkcol_result pool_build(vkcol_context *ctx, bool clearance)
 	}
 	vkcol_gpu_mesh *records = NULL;
 	float *host_vertices = NULL, *host_clusters = NULL;
+	vertex_key *order = NULL;
 	uint32_t *seen = NULL, *parent = NULL, *slot = NULL, *host_triangles = NULL, *host_pieces = NULL;
 	pool_node *host_nodes = NULL;
 	batch_pool *pool = core_calloc(env, 1, sizeof(*pool));
@@ -341,13 +351,14 @@ static vkcol_result pool_build(vkcol_context *ctx, bool clearance)
 	host_vertices = core_calloc(env, vertex_total ? vertex_total : 1, 4 * sizeof(float));
 	host_clusters = core_calloc(env, cluster_total ? cluster_total : 1, 4 * sizeof(float));
 	seen = core_calloc(env, max_vertices, sizeof(uint32_t));
+	order = core_calloc(env, max_vertices, sizeof(vertex_key));
 	parent = core_calloc(env, max_vertices, sizeof(uint32_t));
 	slot = core_calloc(env, max_vertices, sizeof(uint32_t));
 	host_nodes = core_calloc(env, node_total ? node_total : 1, sizeof(pool_node));
 	host_triangles = core_calloc(env, triangle_total ? triangle_total : 1, 4 * sizeof(uint32_t));
 	// At most one piece per vertex.
 	host_pieces = core_calloc(env, vertex_total ? vertex_total : 1, VKCOL_PIECE_VERTICES * sizeof(uint32_t));
-	if (!pool->ids || !records || !host_vertices || !host_clusters || !seen || !parent || !slot || !host_nodes ||
+	if (!pool->ids || !records || !host_vertices || !host_clusters || !seen || !order || !parent || !slot || !host_nodes ||
 	    !host_triangles || !host_pieces) {
 		res = VKCOL_ERROR_OUT_OF_HOST_MEMORY;
 		goto cleanup;
@@ -410,7 +421,7 @@ static vkcol_result pool_build(vkcol_context *ctx, bool clearance)
 		uint32_t k = array_index(s->cube.resolution);
 		uint32_t cluster_first = cluster_next;
 		uint32_t used_vertices =
-		    emit_vertices(&s->cpu, seen, &host_vertices[4 * vertex_first], host_clusters, &cluster_next);
+		    emit_vertices(&s->cpu, seen, order, &host_vertices[4 * vertex_first], host_clusters, &cluster_next);
 		uint32_t piece_count =
 		    emit_tree(&s->cpu, seen, used_vertices, (uint32_t)vertex_first, &host_vertices[4 * vertex_first],
 		              node_next, triangle_next, &host_nodes[node_next], &host_triangles[4 * (size_t)triangle_next],
@@ -516,6 +527,7 @@ cleanup:
 	core_free(env, host_vertices);
 	core_free(env, host_clusters);
 	core_free(env, seen);
+	core_free(env, order);
 	core_free(env, parent);
 	core_free(env, slot);
 	core_free(env, host_nodes);
