@@ -463,6 +463,12 @@ typedef struct vkcol_batch_desc {
 /// size: 0.68 nodes per triangle on a mesh of 256,000), 16 bytes per
 /// triangle and per vertex, over all the context's meshes, so about 4
 /// million triangles on lavapipe; else VKCOL_ERROR_TOO_LARGE, naming the pool.
+/// An approx batch leaves its chunk buffers in the context for the next one
+/// (a run of batches then allocates nothing): for chunks of 2^16 pairs (the
+/// default, reached by batches of more than 32,768 pairs) 51 MiB of device
+/// memory, about 800 bytes per pair for smaller batches (sizes rounded up to
+/// a power of two); the next approx batch of another size replaces them,
+/// vkcol_context_destroy frees them.
 VKCOL_API vkcol_result vkcol_batch_run(vkcol_context *ctx, const vkcol_batch_desc *desc, vkcol_pair_result *results);
 
 #ifdef __cplusplus

@@ -634,12 +634,18 @@ static vkcol_result validate_pairs(const vkcol_context *ctx, const vkcol_batch_d
 	return VKCOL_SUCCESS;
 }
 
+// The buffers of an approx frame are the context's scratch buffers
+// (memory.h), slot FRAME_<buffer> + frame index: a run of batches reuses
+// them.
+enum { FRAME_PAIRS = 0, FRAME_RESULTS = 2, FRAME_STATS = 4, FRAME_JOBS = 6, FRAME_JOB_ARGS = 8 };
+_Static_assert(FRAME_JOB_ARGS + 2 <= GPU_SCRATCH_SLOTS, "an approx frame's buffers fit the scratch slots");
+
 typedef struct frame {
-	gpu_buffer pairs;   // host-visible: the chunk's pairs as upload_pairs writes them
-	gpu_buffer results; // host-visible: read back without a copy
-	gpu_buffer stats;   // VKCOL_STAT_WORDS counters, zeroed per chunk
-	gpu_buffer jobs;    // cluster jobs, group jobs, spilled pairs (shared.h)
-	gpu_buffer job_args; // their indirect dispatches and counts
+	gpu_buffer *pairs;   // host-visible: the chunk's pairs as upload_pairs writes them
+	gpu_buffer *results; // host-visible: read back without a copy
+	gpu_buffer *stats;   // VKCOL_STAT_WORDS counters, zeroed per chunk
+	gpu_buffer *jobs;    // cluster jobs, group jobs, spilled pairs (shared.h)
+	gpu_buffer *job_args; // their indirect dispatches and counts
 	VkDescriptorSet set, spilled_set, groups_set, jobs_set; // approx_pairs (both variants), approx_groups, approx_jobs
 	VkCommandBuffer cmd;
 	VkFence fence;
@@ -659,8 +665,9 @@ static uint32_t max_chunk(const vkcol_context *ctx)
 }
 
 // Approx mode: 2^16 pairs, 4 MiB of pairs, 1 MiB of results and 20.5 MiB
-// of jobs per frame; large enough to fill a GPU (the jobs passes have many
-// more invocations than pairs), small enough that memory stays bounded.
+// of jobs per frame (two frames, kept between batches as scratch buffers);
+// large enough to fill a GPU (the jobs passes have many more invocations
+// than pairs), small enough that memory stays bounded.
 #define DEFAULT_CHUNK (1u << 16)
 
 // Cluster and group jobs per pair of a chunk, on average, that approx
@@ -696,17 +703,17 @@ static vkcol_result harvest(vkcol_context *ctx, frame *f, vkcol_pair_result *res
 		return VKCOL_SUCCESS;
 	f->in_flight = false;
 	VK_TRY(env, ctx->vk.vkWaitForFences(ctx->device, 1, &f->fence, VK_TRUE, UINT64_MAX));
-	if (!f->results.coherent) {
-		VkMappedMemoryRange range = {VK_STRUCTURE_TYPE_MAPPED_MEMORY_RANGE, NULL, f->results.memory, 0, VK_WHOLE_SIZE};
+	if (!f->results->coherent) {
+		VkMappedMemoryRange range = {VK_STRUCTURE_TYPE_MAPPED_MEMORY_RANGE, NULL, f->results->memory, 0, VK_WHOLE_SIZE};
 		VK_TRY(env, ctx->vk.vkInvalidateMappedMemoryRanges(ctx->device, 1, &range));
 	}
-	memcpy(&results[f->first], f->results.mapped, f->count * sizeof(vkcol_pair_result));
+	memcpy(&results[f->first], f->results->mapped, f->count * sizeof(vkcol_pair_result));
 	if (stats) {
-		if (!f->stats.coherent) {
-			VkMappedMemoryRange range = {VK_STRUCTURE_TYPE_MAPPED_MEMORY_RANGE, NULL, f->stats.memory, 0, VK_WHOLE_SIZE};
+		if (!f->stats->coherent) {
+			VkMappedMemoryRange range = {VK_STRUCTURE_TYPE_MAPPED_MEMORY_RANGE, NULL, f->stats->memory, 0, VK_WHOLE_SIZE};
 			VK_TRY(env, ctx->vk.vkInvalidateMappedMemoryRanges(ctx->device, 1, &range));
 		}
-		const uint32_t *words = f->stats.mapped;
+		const uint32_t *words = f->stats->mapped;
 		stats->vertex_tests += stat64(words, VKCOL_STAT_VERTEX_TESTS);
 		stats->cube_samples += stat64(words, VKCOL_STAT_CUBE_SAMPLES);
 		for (uint64_t i = f->first; i < f->first + f->count; i++) {
@@ -1230,18 +1237,24 @@ VKCOL_API vkcol_result vkcol_batch_run(vkcol_context *ctx, const vkcol_batch_des
 	TRY(pipeline_get_for_maps(ctx, PIPELINE_APPROX_GROUPS, map_array, &approx_groups));
 	TRY(pipeline_get_for_maps(ctx, PIPELINE_APPROX_JOBS, map_array, &approx_jobs));
 
-	uint32_t chunk = desc->chunk_pairs ? desc->chunk_pairs : DEFAULT_CHUNK;
-	if (chunk > max_chunk(ctx))
-		chunk = max_chunk(ctx);
-	if ((uint64_t)chunk > desc->pair_count)
-		chunk = (uint32_t)desc->pair_count;
+	uint32_t most = desc->chunk_pairs ? desc->chunk_pairs : DEFAULT_CHUNK;
+	if (most > max_chunk(ctx))
+		most = max_chunk(ctx);
+	uint32_t chunk = (uint64_t)most > desc->pair_count ? (uint32_t)desc->pair_count : most;
+	// The frames' buffers hold `room` pairs: the chunk rounded up to a power
+	// of two (at most `most`), so that batches of similar sizes find their
+	// scratch buffers (memory.h) the right size.
+	uint64_t room = 1;
+	while (room < chunk)
+		room <<= 1;
+	room = room < most ? room : most;
 	// Each job list is one indirect dispatch of one dimension.
 	uint64_t job_max = (uint64_t)ctx->props.limits.maxComputeWorkGroupCount[0] * VKCOL_WORKGROUP_SIZE;
-	uint64_t job_capacity = APPROX_JOBS_PER_PAIR * (uint64_t)chunk;
+	uint64_t job_capacity = APPROX_JOBS_PER_PAIR * (uint64_t)room;
 	job_capacity = job_capacity < job_max ? job_capacity : job_max;
 	if (ctx->approx_job_capacity_override)
 		job_capacity = ctx->approx_job_capacity_override;
-	uint64_t group_capacity = APPROX_GROUP_JOBS_PER_PAIR * (uint64_t)chunk;
+	uint64_t group_capacity = APPROX_GROUP_JOBS_PER_PAIR * (uint64_t)room;
 	group_capacity = group_capacity < job_max ? group_capacity : job_max;
 	if (ctx->approx_group_capacity_override)
 		group_capacity = ctx->approx_group_capacity_override;
@@ -1254,25 +1267,25 @@ VKCOL_API vkcol_result vkcol_batch_run(vkcol_context *ctx, const vkcol_batch_des
 		// Pairs and jobs are read as texel buffers (approx_common.glsl).
 		const VkBufferUsageFlags texel =
 		    VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_UNIFORM_TEXEL_BUFFER_BIT;
-		TRY(gpu_buffer_create(ctx, (VkDeviceSize)chunk * sizeof(vkcol_gpu_pair), texel, GPU_MEMORY_UPLOAD,
-		                      "batch pairs", &f->pairs));
-		TRY(gpu_buffer_create(ctx, (VkDeviceSize)chunk * sizeof(vkcol_gpu_result), VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
-		                      GPU_MEMORY_READBACK, "batch results", &f->results));
-		TRY(gpu_buffer_create(ctx, VKCOL_STAT_WORDS * 4, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, GPU_MEMORY_READBACK,
-		                      "batch stats", &f->stats));
+		TRY(gpu_scratch_get(ctx, FRAME_PAIRS + i, (VkDeviceSize)room * sizeof(vkcol_gpu_pair), texel, GPU_MEMORY_UPLOAD,
+		                    "batch pairs", &f->pairs));
+		TRY(gpu_scratch_get(ctx, FRAME_RESULTS + i, (VkDeviceSize)room * sizeof(vkcol_gpu_result),
+		                    VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, GPU_MEMORY_READBACK, "batch results", &f->results));
+		TRY(gpu_scratch_get(ctx, FRAME_STATS + i, VKCOL_STAT_WORDS * 4, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
+		                    GPU_MEMORY_READBACK, "batch stats", &f->stats));
 		// Whole texels of two jobs each.
-		TRY(gpu_buffer_create(ctx, (job_capacity + group_capacity + chunk + 1) / 2 * 16, texel, GPU_MEMORY_DEVICE,
-		                      "approx jobs", &f->jobs));
-		TRY(gpu_buffer_create(ctx, VKCOL_JOB_ARGS_WORDS * 4,
-		                      VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT |
-		                          VK_BUFFER_USAGE_TRANSFER_DST_BIT,
-		                      GPU_MEMORY_DEVICE, "approx job dispatch", &f->job_args));
+		TRY(gpu_scratch_get(ctx, FRAME_JOBS + i, (job_capacity + group_capacity + room + 1) / 2 * 16, texel,
+		                    GPU_MEMORY_DEVICE, "approx jobs", &f->jobs));
+		TRY(gpu_scratch_get(ctx, FRAME_JOB_ARGS + i, VKCOL_JOB_ARGS_WORDS * 4,
+		                    VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT |
+		                        VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+		                    GPU_MEMORY_DEVICE, "approx job dispatch", &f->job_args));
 		gpu_binding bindings[8 + APPROX_TEXEL_BUFFERS] = {
-		    {&f->pairs, 0, 0},          {&ctx->pool->meshes, 0, 0},   {&ctx->pool->vertices, 0, 0},
-		    {&f->results, 0, 0},        {&f->stats, 0, 0},            {&ctx->pool->clusters, 0, cluster_storage_range(ctx)},
-		    {&f->jobs, 0, 0},           {&f->job_args, 0, 0},
-		    {&f->pairs, 0, 0},          {&ctx->pool->meshes, 0, 0},   {&ctx->pool->vertices, 0, 0}, // texel buffers
-		    {&ctx->pool->clusters, 0, 0}, {&f->jobs, 0, 0}};
+		    {f->pairs, 0, 0},           {&ctx->pool->meshes, 0, 0},   {&ctx->pool->vertices, 0, 0},
+		    {f->results, 0, 0},         {f->stats, 0, 0},             {&ctx->pool->clusters, 0, cluster_storage_range(ctx)},
+		    {f->jobs, 0, 0},            {f->job_args, 0, 0},
+		    {f->pairs, 0, 0},           {&ctx->pool->meshes, 0, 0},   {&ctx->pool->vertices, 0, 0}, // texel buffers
+		    {&ctx->pool->clusters, 0, 0}, {f->jobs, 0, 0}};
 		TRY(gpu_pipeline_bind(ctx, approx, bindings, views, ctx->cube_sampler, &f->set));
 		TRY(gpu_pipeline_bind(ctx, approx_spilled, bindings, views, ctx->cube_sampler, &f->spilled_set));
 		TRY(gpu_pipeline_bind(ctx, approx_groups, bindings, views, ctx->cube_sampler, &f->groups_set));
@@ -1298,7 +1311,7 @@ VKCOL_API vkcol_result vkcol_batch_run(vkcol_context *ctx, const vkcol_batch_des
 			}
 		}
 		uint64_t count = desc->pair_count - first < chunk ? desc->pair_count - first : chunk;
-		upload_pairs(ctx, &desc->pairs[first], count, NULL, f->pairs.mapped);
+		upload_pairs(ctx, &desc->pairs[first], count, NULL, f->pairs->mapped);
 		VkCommandBufferBeginInfo begin = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
 		                                  .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT};
 		VK_TRY(env, ctx->vk.vkBeginCommandBuffer(f->cmd, &begin));
@@ -1313,21 +1326,21 @@ VKCOL_API vkcol_result vkcol_batch_run(vkcol_context *ctx, const vkcol_batch_des
 		};
 		// Per list: no workgroups, no jobs.
 		static const uint32_t no_jobs[VKCOL_JOB_ARGS_WORDS] = {0, 1, 1, 0, 0, 1, 1, 0, 0, 1, 1, 0};
-		ctx->vk.vkCmdUpdateBuffer(f->cmd, f->job_args.buffer, 0, sizeof(no_jobs), no_jobs);
+		ctx->vk.vkCmdUpdateBuffer(f->cmd, f->job_args->buffer, 0, sizeof(no_jobs), no_jobs);
 		if (stats)
-			ctx->vk.vkCmdFillBuffer(f->cmd, f->stats.buffer, 0, VK_WHOLE_SIZE, 0);
+			ctx->vk.vkCmdFillBuffer(f->cmd, f->stats->buffer, 0, VK_WHOLE_SIZE, 0);
 		gpu_barrier_all(ctx, f->cmd);
 		gpu_pipeline_dispatch(ctx, f->cmd, approx, f->set, &params,
 		                      (uint32_t)((count + VKCOL_WORKGROUP_SIZE - 1) / VKCOL_WORKGROUP_SIZE));
 		gpu_barrier_all(ctx, f->cmd);
 		gpu_pipeline_dispatch(ctx, f->cmd, approx_groups, f->groups_set, &params, 0); // binds only
-		ctx->vk.vkCmdDispatchIndirect(f->cmd, f->job_args.buffer, 16);
+		ctx->vk.vkCmdDispatchIndirect(f->cmd, f->job_args->buffer, 16);
 		gpu_barrier_all(ctx, f->cmd);
 		gpu_pipeline_dispatch(ctx, f->cmd, approx_jobs, f->jobs_set, &params, 0); // binds only
-		ctx->vk.vkCmdDispatchIndirect(f->cmd, f->job_args.buffer, 0);
+		ctx->vk.vkCmdDispatchIndirect(f->cmd, f->job_args->buffer, 0);
 		gpu_barrier_all(ctx, f->cmd);
 		gpu_pipeline_dispatch(ctx, f->cmd, approx_spilled, f->spilled_set, &params, 0); // binds only
-		ctx->vk.vkCmdDispatchIndirect(f->cmd, f->job_args.buffer, 32);
+		ctx->vk.vkCmdDispatchIndirect(f->cmd, f->job_args->buffer, 32);
 		gpu_barrier_all(ctx, f->cmd);
 		VK_TRY(env, ctx->vk.vkEndCommandBuffer(f->cmd));
 		VK_TRY(env, ctx->vk.vkResetFences(ctx->device, 1, &f->fence));
@@ -1363,11 +1376,6 @@ cleanup:
 			ctx->vk.vkDestroyFence(ctx->device, f->fence, NULL);
 		if (f->cmd)
 			ctx->vk.vkFreeCommandBuffers(ctx->device, ctx->command_pool, 1, &f->cmd);
-		gpu_buffer_destroy(ctx, &f->pairs);
-		gpu_buffer_destroy(ctx, &f->results);
-		gpu_buffer_destroy(ctx, &f->stats);
-		gpu_buffer_destroy(ctx, &f->jobs);
-		gpu_buffer_destroy(ctx, &f->job_args);
 	}
 	return res;
 }

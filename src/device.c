@@ -553,6 +553,7 @@ VKCOL_API void vkcol_context_destroy(vkcol_context *ctx)
 		if (!ctx->external)
 			ctx->vk.vkDeviceWaitIdle(ctx->device);
 		batch_pool_destroy(ctx);
+		gpu_scratch_free_all(ctx);
 		for (uint32_t i = 0; i < ctx->mesh_capacity; i++)
 			if (ctx->meshes[i].used)
 				vkcol_mesh_destroy(ctx, (vkcol_mesh){(ctx->meshes[i].generation << MESH_INDEX_BITS) | (i + 1)});

@@ -96,6 +96,8 @@ struct vkcol_context {
 	bool cube_support_checked;
 
 	struct batch_pool *pool; // batch-side copies of the meshes (batch.c)
+	gpu_scratch scratch[GPU_SCRATCH_SLOTS]; // batches' chunk buffers, kept between calls (memory.h)
+	uint64_t scratch_created;               // buffers gpu_scratch_get has created (tests)
 	uint32_t frontier_capacity_override; // tests only: > 0 shrinks the exact-mode frontiers
 	bool cone_bounds_off;                // tests: approx mode skips no vertex cluster by its cone bound
 	bool clearance_off;                  // tests: ... nor by its clearance field (clearance.h)

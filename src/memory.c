@@ -117,6 +117,32 @@ void gpu_buffer_destroy(vkcol_context *ctx, gpu_buffer *buffer)
 	memset(buffer, 0, sizeof(*buffer));
 }
 
+vkcol_result gpu_scratch_get(vkcol_context *ctx, uint32_t slot, VkDeviceSize size, VkBufferUsageFlags usage,
+                             gpu_memory_kind kind, const char *name, gpu_buffer **out)
+{
+	*out = NULL;
+	if (slot >= GPU_SCRATCH_SLOTS)
+		return VKCOL_ERROR_INVALID_ARGUMENT;
+	gpu_scratch *s = &ctx->scratch[slot];
+	if (!s->buffer.buffer || s->buffer.size != size || s->usage != usage || s->kind != kind) {
+		gpu_buffer_destroy(ctx, &s->buffer);
+		vkcol_result res = gpu_buffer_create(ctx, size, usage, kind, name, &s->buffer);
+		if (res != VKCOL_SUCCESS)
+			return res;
+		ctx->scratch_created++;
+		s->usage = usage;
+		s->kind = kind;
+	}
+	*out = &s->buffer;
+	return VKCOL_SUCCESS;
+}
+
+void gpu_scratch_free_all(vkcol_context *ctx)
+{
+	for (uint32_t i = 0; i < GPU_SCRATCH_SLOTS; i++)
+		gpu_buffer_destroy(ctx, &ctx->scratch[i].buffer);
+}
+
 vkcol_result gpu_begin_once(vkcol_context *ctx, VkCommandBuffer *out)
 {
 	const core_env *env = &ctx->env;

@@ -39,6 +39,29 @@ vkcol_result gpu_buffer_create(vkcol_context *ctx, VkDeviceSize size, VkBufferUs
 // Accepts a zeroed buffer.
 void gpu_buffer_destroy(vkcol_context *ctx, gpu_buffer *buffer);
 
+// Buffers a batch needs again the next time (its chunk buffers) stay in the
+// context between calls, one per slot: a run of batches then neither
+// allocates nor faults in fresh memory (on lavapipe, whose device memory is
+// the host's, that was 5 % of an approx batch's CPU time).
+#define GPU_SCRATCH_SLOTS 10
+
+typedef struct gpu_scratch {
+	gpu_buffer buffer;
+	VkBufferUsageFlags usage;
+	gpu_memory_kind kind;
+} gpu_scratch;
+
+// The buffer of scratch slot `slot` (< GPU_SCRATCH_SLOTS) with exactly this
+// size, usage and kind: the one the slot kept from an earlier call when
+// those match, else a new one (the slot's old one freed first). Its contents
+// are undefined. The context owns it: gpu_scratch_free_all (at
+// vkcol_context_destroy) frees it, and so does a later call for the same
+// slot with other parameters. The caller must have finished using the
+// slot's buffer (no submission in flight reads it).
+vkcol_result gpu_scratch_get(vkcol_context *ctx, uint32_t slot, VkDeviceSize size, VkBufferUsageFlags usage,
+                             gpu_memory_kind kind, const char *name, gpu_buffer **out);
+void gpu_scratch_free_all(vkcol_context *ctx);
+
 // Copies host data into dst at offset (through a staging buffer unless dst is
 // mapped) and waits for completion.
 vkcol_result gpu_upload(vkcol_context *ctx, gpu_buffer *dst, VkDeviceSize offset, const void *data,

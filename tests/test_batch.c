@@ -491,6 +491,56 @@ static void test_chunks_and_interrupt(void)
 	vkcol_context_destroy(ctx);
 }
 
+// A run of batches reuses the context's chunk buffers (memory.h's scratch
+// slots) while their sizes repeat, and answers right from buffers that still
+// hold an earlier batch's pairs, results and jobs: batches of 3,000 and 2,500
+// pairs (the same buffers: both round up to 4,096 pairs), 70,000 (larger
+// ones, two chunks of 2^16), 3,000 again (smaller ones again).
+static void test_scratch_reuse(void)
+{
+	vkcol_context *ctx = gpu_context();
+	if (!ctx)
+		return;
+	vkcol_mesh a, b;
+	pattern_meshes(ctx, 16, 32, &a, &b);
+	const uint64_t sizes[] = {3000, 2500, 70000, 3000};
+	uint64_t n = 70000;
+	vkcol_pair *pairs = malloc(n * sizeof(*pairs));
+	vkcol_pair_result *results = malloc(n * sizeof(*results));
+	ENSURE(pairs && results);
+	if (!pairs || !results)
+		goto done;
+	fill_pattern(pairs, n, a, b);
+	VkDeviceSize kept_size[GPU_SCRATCH_SLOTS] = {0};
+	for (size_t k = 0; k < ARRAY_LEN(sizes); k++) {
+		uint64_t created = ctx->scratch_created;
+		ENSURE(run(ctx, pairs, sizes[k], results, 0) == VKCOL_SUCCESS);
+		created = ctx->scratch_created - created;
+		ENSURE_MSG(count_pattern_errors(results, 0, sizes[k]) == 0, "batch %zu of %llu pairs: wrong answers", k,
+		           (unsigned long long)sizes[k]);
+		uint32_t held = 0, resized = 0;
+		for (uint32_t s = 0; s < GPU_SCRATCH_SLOTS; s++) {
+			const gpu_buffer *buffer = &ctx->scratch[s].buffer;
+			held += buffer->buffer != VK_NULL_HANDLE;
+			resized += buffer->size != kept_size[s];
+			kept_size[s] = buffer->size;
+		}
+		// Pairs, results, stats, jobs, job counts, for each of two frames:
+		// all new at first, none new for the second batch, then new pairs,
+		// results and jobs for both frames.
+		ENSURE_EQ_INT(held, 10);
+		ENSURE_MSG(created == (k == 0 ? 10u : k == 1 ? 0u : 6u), "batch %zu of %llu pairs: %llu buffers created", k,
+		           (unsigned long long)sizes[k], (unsigned long long)created);
+		if (k >= 2)
+			ENSURE_EQ_INT(resized, 6);
+	}
+done:
+	free(pairs);
+	free(results);
+	ENSURE_EQ_INT(vkcol_context_validation_message_count(ctx), 0);
+	vkcol_context_destroy(ctx);
+}
+
 static void test_bad_input(void)
 {
 	vkcol_context *ctx = gpu_context();
@@ -566,6 +616,7 @@ int main(int argc, char **argv)
 	RUN_TEST(test_map_arrays);
 	RUN_TEST(test_chunks_and_interrupt);
 	RUN_TEST(test_large_batch_chunks);
+	RUN_TEST(test_scratch_reuse);
 	RUN_TEST(test_bad_input);
 	RUN_TEST(test_no_unexpected_log_messages);
 	return TEST_SUMMARY();
