@@ -8,6 +8,7 @@
 // answers chunk k, the host copies chunk k+1 in and chunk k-1's answers out.
 #include "batch.h"
 
+#include "min_ball.h"
 #include "reference.h"
 #include "vertex_order.h"
 
@@ -111,8 +112,9 @@ static bool pool_current(const vkcol_context *ctx, bool clearance)
 	return n == pool->id_count;
 }
 
-// Bounding sphere (AABB centre, farthest vertex) of vertices first .. end - 1
-// of verts (vec4 each) into out (centre, radius).
+// Bounding sphere of vertices first .. end - 1 of verts (vec4 each) into out
+// (centre, radius): the smallest (min_ball.h), or the AABB centre's to the
+// farthest vertex when that is smaller (rounding) or there are too many.
 static void bounding_sphere(const float *verts, uint32_t first, uint32_t end, float *out)
 {
 	double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
@@ -127,6 +129,14 @@ static void bounding_sphere(const float *verts, uint32_t first, uint32_t end, fl
 		for (int k = 0; k < 3; k++)
 			d2 += (verts[4 * (size_t)v + k] - c[k]) * (verts[4 * (size_t)v + k] - c[k]);
 		r2 = fmax(r2, d2);
+	}
+	if (end > first && end - first <= MIN_BALL_MAX_POINTS) {
+		double centre[3], radius;
+		min_ball(&verts[4 * (size_t)first], 4, end - first, centre, &radius);
+		if (radius * radius < r2) {
+			memcpy(c, centre, sizeof c);
+			r2 = radius * radius;
+		}
 	}
 	for (int k = 0; k < 3; k++)
 		out[k] = (float)c[k];
