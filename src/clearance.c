@@ -8,28 +8,12 @@
 
 #include "clearance.h"
 
+#include "vec3d.h"
+
 #include <math.h>
 #include <pthread.h>
 #include <string.h>
 #include <unistd.h>
-
-static double dot3(const double a[3], const double b[3])
-{
-	return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
-}
-
-static void sub3(const double a[3], const double b[3], double out[3])
-{
-	for (int k = 0; k < 3; k++)
-		out[k] = a[k] - b[k];
-}
-
-static void cross3(const double a[3], const double b[3], double out[3])
-{
-	out[0] = a[1] * b[2] - a[2] * b[1];
-	out[1] = a[2] * b[0] - a[0] * b[2];
-	out[2] = a[0] * b[1] - a[1] * b[0];
-}
 
 static double segment_distance(const double p[3], const double a[3], const double b[3])
 {

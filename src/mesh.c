@@ -17,6 +17,7 @@
 #include "cone_bound.h"
 #include "device.h"
 #include "reference.h"
+#include "vec3d.h"
 
 #include <float.h>
 #include <math.h>
@@ -249,18 +250,6 @@ static void triangle_vertices(const mesh_cpu *m, uint32_t t, double v[3][3])
 {
 	for (int c = 0; c < 3; ++c)
 		load_vertex(m, m->indices[3 * (size_t)t + c], v[c]);
-}
-
-static void cross3(const double a[3], const double b[3], double out[3])
-{
-	out[0] = a[1] * b[2] - a[2] * b[1];
-	out[1] = a[2] * b[0] - a[0] * b[2];
-	out[2] = a[0] * b[1] - a[1] * b[0];
-}
-
-static double dot3(const double a[3], const double b[3])
-{
-	return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
 }
 
 static vkcol_result analyse_topology(const core_env *env, mesh_cpu *m)

@@ -9,6 +9,8 @@
 
 #include "min_ball.h"
 
+#include "vec3d.h"
+
 #include <math.h>
 #include <string.h>
 
@@ -16,24 +18,6 @@ typedef struct ball {
 	double c[3];
 	double r2; // < 0: empty
 } ball;
-
-static void sub3(const double a[3], const double b[3], double out[3])
-{
-	for (int k = 0; k < 3; k++)
-		out[k] = a[k] - b[k];
-}
-
-static double dot3(const double a[3], const double b[3])
-{
-	return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
-}
-
-static void cross3(const double a[3], const double b[3], double out[3])
-{
-	out[0] = a[1] * b[2] - a[2] * b[1];
-	out[1] = a[2] * b[0] - a[0] * b[2];
-	out[2] = a[0] * b[1] - a[1] * b[0];
-}
 
 static double dist2(const double a[3], const double b[3])
 {

@@ -17,6 +17,7 @@
 #include "reference.h"
 
 #include "device.h"
+#include "vec3d.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -102,25 +103,6 @@ static void load_vertex(const mesh_cpu *mesh, uint32_t v, double out[3])
 	out[0] = p[0];
 	out[1] = p[1];
 	out[2] = p[2];
-}
-
-static void sub3(const double a[3], const double b[3], double out[3])
-{
-	out[0] = a[0] - b[0];
-	out[1] = a[1] - b[1];
-	out[2] = a[2] - b[2];
-}
-
-static void cross3(const double a[3], const double b[3], double out[3])
-{
-	out[0] = a[1] * b[2] - a[2] * b[1];
-	out[1] = a[2] * b[0] - a[0] * b[2];
-	out[2] = a[0] * b[1] - a[1] * b[0];
-}
-
-static double dot3(const double a[3], const double b[3])
-{
-	return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
 }
 
 static double len3(const double a[3])
