@@ -127,6 +127,11 @@ void min_ball(const float *points, uint32_t stride, uint32_t count, double centr
 {
 	double p[MIN_BALL_MAX_POINTS][3], s[4][3];
 	uint32_t n = count < MIN_BALL_MAX_POINTS ? count : MIN_BALL_MAX_POINTS;
+	if (n == 0) { // outside the contract; a defined answer, not a read of p[0]
+		memset(centre, 0, 3 * sizeof(double));
+		*radius = 0;
+		return;
+	}
 	for (uint32_t i = 0; i < n; i++)
 		for (int k = 0; k < 3; k++)
 			p[i][k] = points[(size_t)i * stride + k];
