@@ -130,6 +130,12 @@ typedef struct vkcol_external_device {
 	uint32_t queue_index;
 	/// The loader entry point the caller uses (e.g. from volk or SDL). Required.
 	PFN_vkGetInstanceProcAddr get_instance_proc_addr;
+	/// The device was created with the shaderFloat64 feature enabled: exact
+	/// mode then runs its last triangle test in double on the device. false:
+	/// in float, and the pairs float cannot decide (near contact) are
+	/// answered by the CPU reference: the same answers, slower. Setting it
+	/// for a physical device without the feature is VKCOL_ERROR_UNSUPPORTED.
+	bool shader_float64;
 } vkcol_external_device;
 
 typedef struct vkcol_context_desc {
@@ -317,6 +323,20 @@ typedef struct vkcol_triangle_pair {
 /// either mesh is open only surface intersection counts.
 VKCOL_API vkcol_result vkcol_reference_collide(const vkcol_context *ctx, const vkcol_pair *pair, bool *collide);
 
+/// The distance between the two meshes' surfaces (their triangles) at the
+/// pair's poses, exactly in double precision on the CPU (slow, meant for
+/// verification): 0 when they touch or cross. A closed mesh wholly inside
+/// another is at a positive distance from it, though the two collide.
+VKCOL_API vkcol_result vkcol_reference_distance(const vkcol_context *ctx, const vkcol_pair *pair, double *distance);
+
+/// Exact mode's touching distance for the pair: the surfaces of a pair that
+/// does not collide may still be answered "collide" when they come within
+/// it (see VKCOL_MODE_EXACT), never farther apart. In mesh units:
+///   2e-6 x min(rA, rB) + 1e-12 x L,
+/// r the meshes' bounding-sphere radii (vkcol_mesh_info.sphere_radius), L
+/// the largest coordinate magnitude of the pair in A's frame.
+VKCOL_API vkcol_result vkcol_pair_touch_distance(const vkcol_context *ctx, const vkcol_pair *pair, double *distance);
+
 /// Every intersecting (or touching) triangle pair of one pair's surfaces,
 /// exactly, in double precision on the CPU: up to `capacity` of them go to
 /// entries, sorted by (triangle_a, triangle_b), with `pair` = 0; *count is
@@ -336,11 +356,20 @@ typedef enum vkcol_mode {
 	/// of two closed meshes overlap (a sure collision, tested first). Fast; its
 	/// disagreement with exact mode is measured per resolution in README.md.
 	VKCOL_MODE_APPROX = 1,
-	/// Agrees with vkcol_reference_collide on pairs farther than the float
-	/// tolerance from touching (about 2e-6 x the meshes' size plus their
-	/// distance; meshes and poses far from the origin are moved to it first):
-	/// bounding volumes, then a breadth-first traversal of both AABB trees on
-	/// the device with exact triangle tests, then containment (closed meshes).
+	/// Never answers "no" to a pair that collides (vkcol_reference_collide),
+	/// and answers "collide" to a pair that does not only when its surfaces
+	/// come within the pair's touching distance
+	///   2e-6 x min(rA, rB) + 1e-12 x L
+	/// (vkcol_pair_touch_distance: r the bounding-sphere radii, L the largest
+	/// coordinate magnitude of the pair in A's frame), so the band follows
+	/// the smaller mesh, not the larger. Degenerate triangles (points,
+	/// segments, slivers) are the point sets they are. Bounding volumes, then
+	/// a breadth-first traversal of both AABB trees on the device in float,
+	/// whose culls only drop what float proves apart; the triangle pairs left
+	/// are decided in double on devices with shaderFloat64, and on other
+	/// devices in float where float can vouch for the answer, by the CPU
+	/// reference where it cannot (vkcol_batch_stats.float_undecided); then
+	/// containment (closed meshes) by watertight ray parity.
 	VKCOL_MODE_EXACT = 2,
 } vkcol_mode;
 
@@ -388,7 +417,12 @@ typedef struct vkcol_batch_stats {
 	uint64_t level_items[128];
 	uint32_t levels;
 	uint64_t reruns;           ///< pairs rerun in smaller chunks after a frontier overflow
-	uint64_t cpu_fallbacks;    ///< pairs answered by the CPU reference (a lone pair overflowed)
+	uint64_t cpu_fallbacks;    ///< pairs answered by the CPU reference (a lone pair overflowed, or float_undecided)
+	/// Exact mode: pairs that float arithmetic could not decide, answered by
+	/// the CPU reference: on a device without shaderFloat64, pairs whose
+	/// triangles come within float's rounding of touching; on any device, a
+	/// point of one closed mesh that lies on the other's surface.
+	uint64_t float_undecided;
 	/// Exact mode: pairs accepted on a cube-map witness (stage 1's early
 	/// accept, confirmed by an exact point-in-solid test) without traversal.
 	uint64_t witness_accepted;

@@ -130,7 +130,7 @@ void main()
 	vkcol_gpu_pair pr = pair_at(p);
 	vkcol_gpu_mesh a = mesh_of(pr.mesh_a), b = mesh_of(pr.mesh_b);
 	pair_frames f = make_frames(pr);
-	if (!bounds_overlap(a, b, f)) {
+	if (!bounds_overlap(a, b, f, 0.0)) {
 		results[p] = vkcol_gpu_result(0u, VKCOL_STAGE_BOUNDS, 0.0, 0u);
 		return;
 	}

@@ -52,6 +52,7 @@ void main()
 	counters[VKCOL_COUNTER_DIVE + (in_index ^ 1u)] = 0u;
 	counters[VKCOL_COUNTER_LEAF + (in_index ^ 1u)] = 0u;
 	counters[VKCOL_COUNTER_CAND + (in_index ^ 1u)] = 0u;
+	counters[VKCOL_COUNTER_CONFIRM + (in_index ^ 1u)] = 0u;
 	set_args(0u, n);      // exact_traverse.comp
 	set_args(4u, n_dive); // exact_dive.comp
 	set_args(8u, n_leaf); // exact_leaves.comp
@@ -61,4 +62,9 @@ void main()
 	uint n_cand = min(counters[VKCOL_COUNTER_CAND + in_index], params.dive_base - params.leaf_base);
 	counters[VKCOL_COUNTER_CAND + 2u] = n_cand;
 	set_args(12u, n_cand);
+	// Variant 2 (exact_confirm): the triangle pairs the previous level's
+	// separating axes left.
+	uint n_confirm = min(counters[VKCOL_COUNTER_CONFIRM + in_index], params.dive_base - params.leaf_base);
+	counters[VKCOL_COUNTER_CONFIRM + 2u] = n_confirm;
+	set_args(24u, n_confirm);
 }

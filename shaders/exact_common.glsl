@@ -23,7 +23,7 @@ layout(std430, set = 0, binding = 7) coherent buffer State { uvec2 state[]; }; /
 layout(std430, set = 0, binding = 8) writeonly buffer Frontier { uvec4 frontier[]; };
 layout(std430, set = 0, binding = 9) buffer Counters { uint counters[]; };
 layout(std430, set = 0, binding = 10) buffer Args { uint args[]; };
-layout(std430, set = 0, binding = 11) buffer Frames { vec4 frames[]; }; // VKCOL_FRAME_VEC4S per pair
+layout(std430, set = 0, binding = 11) buffer Frames { uvec4 frames[]; }; // VKCOL_FRAME_VEC4S per pair (bits)
 // Binding 12 (the cluster pool, centre and radius per vec4) is read through
 // its texel view (binding 22).
 layout(std430, set = 0, binding = 13) buffer List { uvec4 list[]; }; // pair, triangle a, triangle b (originals), 0
@@ -96,8 +96,8 @@ vec3 node_max(vkcol_gpu_node n)
 	return vec3(n.max_x, n.max_y, n.max_z);
 }
 
-// B's frame in A's (x_A = r x_B + t) and the touching tolerance of pair p,
-// as exact_setup.comp stored them.
+// B's frame in A's (x_A = r x_B + t) and the slack of the float culls of
+// pair p, as exact_setup.comp stored them.
 void load_frame(uint p, out mat3 r, out vec3 t, out float tol)
 {
 	int f = int(VKCOL_FRAME_VEC4S * p);
@@ -108,43 +108,128 @@ void load_frame(uint p, out mat3 r, out vec3 t, out float tol)
 	tol = uintBitsToFloat(texelFetch(frame_texels, f + 3).x);
 }
 
+// The precision of exact mode's last tests (tri_distance.glsl, the
+// containment rays): double in the _fp64 variants (VKCOL_FP64,
+// shaders/meson.build), else float.
+#if VKCOL_FP64
+#define real double
+#define real3 dvec3
+#define real3x3 dmat3
+#else
+#define real float
+#define real3 vec3
+#define real3x3 mat3
+#endif
+
+#if VKCOL_FP64
+// Pair p's frame in double (VKCOL_FRAME_DOUBLE on): rows of the rotation
+// and the translation.
+void load_frame_double(uint p, out dvec3 r0, out dvec3 r1, out dvec3 r2, out dvec3 t)
+{
+	int f = int(VKCOL_FRAME_VEC4S * p + VKCOL_FRAME_DOUBLE);
+	uvec4 w0 = texelFetch(frame_texels, f), w1 = texelFetch(frame_texels, f + 1);
+	uvec4 w2 = texelFetch(frame_texels, f + 2), w3 = texelFetch(frame_texels, f + 3);
+	uvec4 w4 = texelFetch(frame_texels, f + 4), w5 = texelFetch(frame_texels, f + 5);
+	r0 = dvec3(packDouble2x32(w0.xy), packDouble2x32(w0.zw), packDouble2x32(w1.xy));
+	r1 = dvec3(packDouble2x32(w2.xy), packDouble2x32(w2.zw), packDouble2x32(w3.xy));
+	r2 = dvec3(packDouble2x32(w4.xy), packDouble2x32(w4.zw), packDouble2x32(w5.xy));
+	t = dvec3(packDouble2x32(w1.zw), packDouble2x32(w3.zw), packDouble2x32(w5.zw));
+}
+#endif
+
+// Pair p's frame, B's in A's, in the precision of the last tests: the
+// double frame in the _fp64 variants, else the float one.
+void load_frame_real(uint p, out real3x3 r, out real3 t)
+{
+#if VKCOL_FP64
+	dvec3 r0, r1, r2;
+	load_frame_double(p, r0, r1, r2, t);
+	r = transpose(dmat3(r0, r1, r2));
+#else
+	float tol;
+	load_frame(p, r, t, tol);
+#endif
+}
+
+// Pair p's distance within which two triangles count as touching
+// (pair_touch_distance).
+float load_touch_distance(uint p)
+{
+	return uintBitsToFloat(texelFetch(frame_texels, int(VKCOL_FRAME_VEC4S * p + 3u)).y);
+}
+
+// Both ways between the meshes of pair p, from the stored float frame.
+pair_frames stored_frames(uint p)
+{
+	pair_frames f;
+	float tol;
+	load_frame(p, f.r_ba, f.t_ba, tol);
+	f.r_ab = transpose(f.r_ba);
+	f.t_ab = -(f.r_ab * f.t_ba);
+	return f;
+}
+
 // Regions of a frontier buffer (shared.h): the counter word of frontier k's
-// count (add k), and the slots [base, end). REGION_CAND: the triangle pairs
-// the leaf culls left, as many slots as the leaf region from capacity.
+// count (add k), and the slots [base, end). After the three regions of
+// items (capacity slots), each as large as the leaf region: REGION_CAND,
+// the triangle pairs the leaf culls left; REGION_CONFIRM, those the
+// separating axes left (entries as test_candidates reads them).
 const uint REGION_BREADTH = 0u;
 const uint REGION_LEAF = 1u;
 const uint REGION_DIVE = 2u;
 const uint REGION_CAND = 3u;
+const uint REGION_CONFIRM = 4u;
 
 uint region_counter(uint region)
 {
 	return region == REGION_DIVE ? VKCOL_COUNTER_DIVE
 	     : region == REGION_LEAF ? VKCOL_COUNTER_LEAF
 	     : region == REGION_CAND ? VKCOL_COUNTER_CAND
+	     : region == REGION_CONFIRM ? VKCOL_COUNTER_CONFIRM
 	     : 0u;
 }
 
 void region_slots(uint region, out uint base, out uint end)
 {
+	uint entries = params.dive_base - params.leaf_base;
 	base = region == REGION_DIVE ? params.dive_base
 	     : region == REGION_LEAF ? params.leaf_base
 	     : region == REGION_CAND ? params.capacity
+	     : region == REGION_CONFIRM ? params.capacity + entries
 	     : 0u;
 	end = region == REGION_DIVE ? params.capacity
 	    : region == REGION_LEAF ? params.dive_base
-	    : region == REGION_CAND ? params.capacity + (params.dive_base - params.leaf_base)
+	    : region == REGION_CAND ? params.capacity + entries
+	    : region == REGION_CONFIRM ? params.capacity + 2u * entries
 	    : params.leaf_base;
 }
 
-// Touching tolerance of a pair in length units: float32 relative precision
-// (6e-8) times the coordinates' magnitude, with a generous factor for the
-// few operations of a transform and a projection.
-float pair_tolerance(vkcol_gpu_mesh a, vkcol_gpu_mesh b, vec3 t_ba)
+// The largest coordinate magnitude of a pair's float work in A's frame:
+// A's stored coordinates, and B's carried there.
+float pair_magnitude(vkcol_gpu_mesh a, vkcol_gpu_mesh b, vec3 t_ba)
 {
 	vec3 sa = max(abs(box_min(a)), abs(box_max(a)));
 	vec3 sb = max(abs(box_min(b)), abs(box_max(b)));
-	float scale = max(max(sa.x, max(sa.y, sa.z)), length(t_ba) + max(sb.x, max(sb.y, sb.z)));
-	return 2e-6 * scale;
+	return max(max(sa.x, max(sa.y, sa.z)), length(t_ba) + max(sb.x, max(sb.y, sb.z)));
+}
+
+// Slack of a pair's float culls in length units: float32 relative precision
+// (6e-8) times the coordinates' magnitude, with a generous factor for the
+// few operations of a transform and a projection. A cull drops only what
+// lies apart by more than this, so it never drops a touching pair; it
+// decides nothing.
+float pair_tolerance(vkcol_gpu_mesh a, vkcol_gpu_mesh b, vec3 t_ba)
+{
+	return 2e-6 * pair_magnitude(a, b, t_ba);
+}
+
+// The distance within which the exact triangle tests count two triangles as
+// touching (the documented band of exact mode, vkcollide.h): 2e-6 of the
+// smaller bounding radius, plus 1e-12 of the coordinates' magnitude for the
+// rounding of the double-precision test.
+float pair_touch_distance(vkcol_gpu_mesh a, vkcol_gpu_mesh b, vec3 t_ba)
+{
+	return 2e-6 * min(a.sphere_radius, b.sphere_radius) + 1e-12 * pair_magnitude(a, b, t_ba);
 }
 
 #endif

@@ -4,11 +4,12 @@
 // No hit and both meshes closed: one lies inside the other iff a vertex of
 // some connected piece of one is inside the other. A piece with one of its
 // six extreme vertices outside the other mesh's box is not; otherwise a
-// vertex is tested by ray parity through the other's tree (up to 3 rays: a
-// ray passing within the tolerance of an edge or vertex is discarded, and
-// the first clear one decides). A pair
-// whose frontier overflowed without a hit is left undecided (stage NONE):
-// the host reruns it in a smaller chunk.
+// vertex is tested by ray parity through the other's tree (up to 3 rays:
+// the first that can tell decides, ray_parity). A pair whose frontier
+// overflowed without a hit is left undecided (stage NONE): the host reruns
+// it in a smaller chunk. A pair that float could not decide (a triangle
+// pair, or a point on the other's surface) and no hit or containment
+// decided goes to the CPU reference (stage NONE, VKCOL_RESULT_FOR_CPU).
 #version 450
 #include "shared.h"
 #include "common.glsl"
@@ -19,13 +20,41 @@ layout(local_size_x_id = 0) in;
 
 const uint STACK_SIZE = 64u; // > max tree depth (48) + 1
 
-// Crossings of the ray o + t d (t > 0) with mesh m's triangles, mod 2; or 2
-// when the ray passes too close to an edge or vertex to count reliably. The
-// loops end through their conditions, not a `return` (see segment_clear in
-// exact_setup.comp: lavapipe miscompiled an early return in such a loop).
-uint ray_parity(vkcol_gpu_mesh m, vec3 o, vec3 d)
+// Crossings of the ray o + s d (s > 0) with mesh m's triangles, mod 2, or
+// 2 when this ray cannot tell. Whether the line o + s d passes through a
+// triangle is decided by the signs of its three edges' Plücker products
+// (the signed volumes d . (p_i x p_j), p_i = v_i - o): a shared edge gets
+// the same value, negated, in both its triangles (computed from the same
+// corners, without contraction: plucker), so a line near an edge passes
+// through exactly one of them, and no rounding makes the mesh leak (the
+// watertight test of S. Woop, C. Benthin and I. Wald, "Watertight
+// Ray/Triangle Intersection", JCGT 2(1), 2013, here with the corners
+// relative to the ray's origin). The ray cannot tell when it passes
+// exactly through an edge or a corner, when it passes through a triangle
+// whose normal float cannot trust (a sliver: degenerate triangles
+// themselves, three zero products or mixed signs, are passed through by no
+// line), or when o lies within `slack` of the plane of a triangle its line
+// passes through (ahead or behind is then uncertain).
+// The loops end through their conditions, not a `return` (see
+// segment_clear in exact_setup.comp: lavapipe miscompiled an early return
+// in such a loop).
+// d . (a x b), computed so that swapping a and b negates it exactly: no
+// multiply-add contraction (`precise`), whose one rounding of a product
+// would differ between the two orders.
+real plucker(real3 d, real3 a, real3 b)
 {
-	vec3 inv_d = 1.0 / d;
+	precise real3 c = cross(a, b);
+	precise real w = dot(d, c);
+	return w;
+}
+
+uint ray_parity(vkcol_gpu_mesh m, real3 o_real, vec3 d_float, real slack)
+{
+	// The walk through the tree in float, its boxes widened to cover o's
+	// rounding; the triangles in the precision of o.
+	vec3 o = vec3(o_real), inv_d = 1.0 / d_float;
+	real3 d = real3(d_float);
+	float box_slack = float(slack) + 1e-6 * max(abs(o.x), max(abs(o.y), abs(o.z)));
 	uint stack[STACK_SIZE];
 	uint top = 0u;
 	stack[top++] = m.node_first;
@@ -33,7 +62,7 @@ uint ray_parity(vkcol_gpu_mesh m, vec3 o, vec3 d)
 	bool unclear = false;
 	while (top > 0u && !unclear) {
 		vkcol_gpu_node n = node_at(stack[--top]);
-		vec3 t0 = (node_min(n) - o) * inv_d, t1 = (node_max(n) - o) * inv_d;
+		vec3 t0 = (node_min(n) - vec3(box_slack) - o) * inv_d, t1 = (node_max(n) + vec3(box_slack) - o) * inv_d;
 		vec3 lo = min(t0, t1), hi = max(t0, t1);
 		float enter = max(max(lo.x, lo.y), max(lo.z, 0.0)), leave = min(min(hi.x, hi.y), hi.z);
 		if (enter > leave * (1.0 + 1e-5) + 1e-30)
@@ -45,54 +74,57 @@ uint ray_parity(vkcol_gpu_mesh m, vec3 o, vec3 d)
 		}
 		for (uint k = n.first; k < n.first + n.count && !unclear; k++) {
 			uvec4 tri = triangle_at(k);
-			vec3 v0 = vertex_at(tri.x).xyz, v1 = vertex_at(tri.y).xyz, v2 = vertex_at(tri.z).xyz;
-			vec3 e1 = v1 - v0, e2 = v2 - v0;
-			vec3 pv = cross(d, e2);
-			float det = dot(e1, pv);
-			float scale = sqrt(dot(e1, e1) * dot(e2, e2));
-			if (abs(det) <= 1e-7 * scale)
-				continue; // ray parallel to the plane: no crossing
-			vec3 s = o - v0;
-			float u = dot(s, pv) / det;
-			vec3 q = cross(s, e1);
-			float v = dot(d, q) / det;
-			float t = dot(e2, q) / det;
-			const float eps = 1e-5;
-			if (u < -eps || v < -eps || u + v > 1.0 + eps || t < -eps * max(length(s), 1e-30))
-				continue;
-			// Grazing an edge or vertex, or starting on the surface: unclear.
-			unclear = u <= eps || v <= eps || u + v >= 1.0 - eps || t <= eps * max(length(s), 1e-30);
-			crossings++;
+			real3 v0 = real3(vertex_at(tri.x).xyz), v1 = real3(vertex_at(tri.y).xyz), v2 = real3(vertex_at(tri.z).xyz);
+			real3 p0 = v0 - o_real, p1 = v1 - o_real, p2 = v2 - o_real;
+			real w0 = plucker(d, p0, p1), w1 = plucker(d, p1, p2), w2 = plucker(d, p2, p0);
+			bool through = (w0 > 0.0 && w1 > 0.0 && w2 > 0.0) || (w0 < 0.0 && w1 < 0.0 && w2 < 0.0);
+			bool some = w0 != 0.0 || w1 != 0.0 || w2 != 0.0;
+			bool on_edge = !through && some && ((w0 >= 0.0 && w1 >= 0.0 && w2 >= 0.0) ||
+			                                    (w0 <= 0.0 && w1 <= 0.0 && w2 <= 0.0));
+			real3 e1 = v1 - v0, e2 = v2 - v0, nrm = cross(e1, e2);
+			real ln = length(nrm), h = dot(nrm, p0), dn = dot(nrm, d);
+			bool sliver = ln <= 1e-3 * length(e1) * length(e2);
+			unclear = on_edge || (through && (sliver || abs(h) <= slack * ln));
+			// Ahead when o and the point at infinity along d lie on
+			// opposite sides of the plane: h and dn of one sign.
+			crossings += through && (h > 0.0) == (dn > 0.0) ? 1u : 0u;
 		}
 	}
 	return unclear ? 2u : crossings & 1u;
 }
 
-// Is the point inside m? The first ray that passes clear of every edge and
-// vertex decides by its parity.
-bool inside(vkcol_gpu_mesh m, vec3 point)
+// Is the point inside m: 1, 0, or 2 when no ray can tell (the point lies
+// within slack of m's surface, or every ray met an edge or a sliver)? The
+// first ray that can tell decides by its parity.
+uint inside(vkcol_gpu_mesh m, real3 point, real slack)
 {
 	const vec3 dirs[3] = vec3[3](normalize(vec3(0.5773503, 0.5773397, 0.5773609)),
 	                             normalize(vec3(-0.2672612, 0.8017837, -0.5345225)),
 	                             normalize(vec3(0.8164966, -0.4082483, -0.4082483)));
 	uint parity = 2u;
 	for (int k = 0; k < 3 && parity == 2u; k++)
-		parity = ray_parity(m, point, dirs[k]);
-	// Every ray grazing: the point is within the tolerance of the surface,
-	// where touching counts.
-	return parity != 0u;
+		parity = ray_parity(m, point, dirs[k], slack);
+	return parity;
 }
 
 // Does the piece of `from` whose extreme vertices start at pieces[first]
-// lie inside `to` (x -> r x + t into to's frame)? With no surface crossing,
-// iff one of its vertices does. A piece inside lies in to's box, and so do
-// its six extreme vertices: any one outside rules it out without a ray.
-bool piece_inside(vkcol_gpu_mesh to, uint first, mat3 r, vec3 t)
+// lie inside `to` (x -> r x + t into to's frame, in float for the box
+// test, rr x + tr in the precision of the rays): 1, 0, or 2 when float
+// cannot tell? With no surface crossing, iff one of its vertices does. A
+// piece inside lies in to's box, and so do its six extreme vertices: one
+// beyond the box by more than tol rules it out without a ray. The ray's
+// slack: what the point's coordinates may be off by (tol in float, a
+// trifle of them in double).
+uint piece_inside(vkcol_gpu_mesh to, uint first, mat3 r, vec3 t, real3x3 rr, real3 tr, float tol)
 {
 	bool boxed = true;
-	for (uint k = 0u; k < VKCOL_PIECE_VERTICES && boxed; k++)
-		boxed = in_box(to, r * vertex_at(pieces[first + k]).xyz + t);
-	return boxed && inside(to, r * vertex_at(pieces[first]).xyz + t);
+	for (uint k = 0u; k < VKCOL_PIECE_VERTICES && boxed; k++) {
+		vec3 x = r * vertex_at(pieces[first + k]).xyz + t;
+		boxed = all(greaterThanEqual(x, box_min(to) - vec3(tol))) && all(lessThanEqual(x, box_max(to) + vec3(tol)));
+	}
+	real3 point = rr * real3(vertex_at(pieces[first]).xyz) + tr;
+	real slack = VKCOL_FP64 != 0 ? real(1e-12) * real(tol) : real(tol);
+	return boxed ? inside(to, point, slack) : 0u;
 }
 
 void main()
@@ -111,26 +143,51 @@ void main()
 		results[p] = vkcol_gpu_result(0u, VKCOL_STAGE_NONE, 0.0, 0u);
 		return;
 	}
+	// Listing: a triangle pair float could not decide may be missing from
+	// the list, so the CPU lists the pair.
+	if (find_all && (st.y & VKCOL_PAIR_UNDECIDED) != 0u) {
+		results[p] = vkcol_gpu_result(0u, VKCOL_STAGE_NONE, 0.0, VKCOL_RESULT_FOR_CPU);
+		return;
+	}
 	if (st.x > 0u) {
 		results[p] = vkcol_gpu_result(1u, VKCOL_STAGE_TREE, 0.0, st.x);
 		return;
 	}
 	vkcol_gpu_pair pr = pair_at(p);
 	vkcol_gpu_mesh a = mesh_of(pr.mesh_a), b = mesh_of(pr.mesh_b);
-	bool contained = false;
+	uint contained = 0u;
 	if ((a.flags & b.flags & VKCOL_MESH_CLOSED) != 0u) {
-		pair_frames f = make_frames(pr);
+		pair_frames f = stored_frames(p);
+		mat3 r;
+		vec3 t;
+		float tol;
+		load_frame(p, r, t, tol);
+		// Both ways in the rays' precision: A's frame from B's is the
+		// inverse.
+		real3x3 r_ba, r_ab;
+		real3 t_ba, t_ab;
+		load_frame_real(p, r_ba, t_ba);
+		r_ab = transpose(r_ba);
+		t_ab = -(r_ab * t_ba);
 		// B's pieces in A, then A's in B: one loop and one call of
 		// piece_inside, since a SIMD driver such as lavapipe runs every
-		// call's code (here three ray walks), masked, taken or not.
+		// call's code (here three ray walks), masked, taken or not. A piece
+		// float cannot place leaves the pair undecided, unless another is
+		// surely inside.
 		uint total = b.piece_count + a.piece_count;
-		for (uint k = 0u; k < total && !contained; k++) {
+		bool unsure = false;
+		for (uint k = 0u; k < total && contained != 1u; k++) {
 			bool ba = k < b.piece_count;
 			uint first = ba ? b.piece_first + VKCOL_PIECE_VERTICES * k
 			                : a.piece_first + VKCOL_PIECE_VERTICES * (k - b.piece_count);
-			contained = piece_inside(ba ? a : b, first, ba ? f.r_ba : f.r_ab, ba ? f.t_ba : f.t_ab);
+			contained = piece_inside(ba ? a : b, first, ba ? f.r_ba : f.r_ab, ba ? f.t_ba : f.t_ab, ba ? r_ba : r_ab,
+			                         ba ? t_ba : t_ab, tol);
+			unsure = unsure || contained == 2u;
 		}
+		contained = contained == 1u ? 1u : unsure ? 2u : 0u;
 	}
-	results[p] = contained ? vkcol_gpu_result(1u, VKCOL_STAGE_CONTAINMENT, 0.0, 0u)
-	                       : vkcol_gpu_result(0u, VKCOL_STAGE_TREE, 0.0, 0u);
+	bool undecided = contained == 2u || (contained == 0u && (st.y & VKCOL_PAIR_UNDECIDED) != 0u);
+	results[p] = undecided        ? vkcol_gpu_result(0u, VKCOL_STAGE_NONE, 0.0, VKCOL_RESULT_FOR_CPU)
+	             : contained == 1u ? vkcol_gpu_result(1u, VKCOL_STAGE_CONTAINMENT, 0.0, 0u)
+	                               : vkcol_gpu_result(0u, VKCOL_STAGE_TREE, 0.0, 0u);
 }

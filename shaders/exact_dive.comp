@@ -74,6 +74,10 @@ void main()
 		if (!stop && !find_all && sp > 0u && steps < params.budget)
 			stop = state[p].x != 0u;
 	}
+	// The leaf pairs met: a sure crossing stops the pair; the triangle pairs
+	// that no separating axis parts and float cannot vouch for go to the
+	// next level's confirmations, and meanwhile the pair's unexplored node
+	// pairs stay in the frontier.
 	for (uint k = 0u; k < found && !stop; k++)
 		stop = test_leaves(p, node_at(leaf_pairs[k].x), node_at(leaf_pairs[k].y), r, abs_r, t, tol, false);
 	if (stop || sp == 0u)

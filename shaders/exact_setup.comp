@@ -444,18 +444,57 @@ layout(constant_id = VKCOL_SPEC_VARIANT) const uint VARIANT = 0u;
 // (CPU per pair on lavapipe, mixed random poses, one pass -> two: star 8.77
 // -> 7.60 us, torus 5.64 -> 5.20, hemisphere 2.62 -> 2.08, shell-star 4.99
 // -> 4.26; near contact, where few pairs are decided early, unchanged).
+#if VKCOL_FP64
+// The rotation of the quaternion w, x, y, z (any nonzero length), in double.
+dmat3 quat_to_dmat3(dvec4 q)
+{
+	double w = q.x, x = q.y, y = q.z, z = q.w, s = 2.0 / dot(q, q);
+	return dmat3(1.0 - s * (y * y + z * z), s * (x * y + w * z), s * (x * z - w * y),
+	             s * (x * y - w * z), 1.0 - s * (x * x + z * z), s * (y * z + w * x),
+	             s * (x * z + w * y), s * (y * z - w * x), 1.0 - s * (x * x + y * y));
+}
+
+// B's frame in A's stored one, in double: the caller's poses composed as
+// the CPU reference composes them (ref_pair_transform), each mesh's centre
+// (mesh_cpu.centre) added back, so that the triangles the double test
+// places are the reference's to double rounding. Writes it after the float
+// frame (VKCOL_FRAME_DOUBLE) and returns the float frame rounded from it.
+pair_frames double_frames(uint p, vkcol_gpu_pair pr, vkcol_gpu_mesh a, vkcol_gpu_mesh b)
+{
+	dmat3 ra = quat_to_dmat3(dvec4(pr.qa_w, pr.qa_x, pr.qa_y, pr.qa_z));
+	dmat3 rb = quat_to_dmat3(dvec4(pr.qb_w, pr.qb_x, pr.qb_y, pr.qb_z));
+	dmat3 r = transpose(ra) * rb;
+	dvec3 t = transpose(ra) * (dvec3(pr.tb_x, pr.tb_y, pr.tb_z) - dvec3(pr.ta_x, pr.ta_y, pr.ta_z)) +
+	          r * dvec3(b.centre_x, b.centre_y, b.centre_z) - dvec3(a.centre_x, a.centre_y, a.centre_z);
+	uint f = VKCOL_FRAME_VEC4S * p + VKCOL_FRAME_DOUBLE;
+	for (int i = 0; i < 3; i++)
+		frames[f + 2u * uint(i)] = uvec4(unpackDouble2x32(r[0][i]), unpackDouble2x32(r[1][i])),
+		frames[f + 2u * uint(i) + 1u] = uvec4(unpackDouble2x32(r[2][i]), unpackDouble2x32(t[i]));
+	pair_frames out_;
+	out_.r_ba = mat3(r);
+	out_.t_ba = vec3(t);
+	out_.r_ab = transpose(out_.r_ba);
+	out_.t_ab = -(out_.r_ab * out_.t_ba);
+	return out_;
+}
+#endif
+
 void setup_pass(uint p)
 {
 	vkcol_gpu_pair pr = pair_at(p);
 	vkcol_gpu_mesh a = mesh_of(pr.mesh_a), b = mesh_of(pr.mesh_b);
+#if VKCOL_FP64
+	pair_frames f = double_frames(p, pr, a, b);
+#else
 	pair_frames f = make_frames(pr);
+#endif
 	float tol = pair_tolerance(a, b, f.t_ba);
-	frames[VKCOL_FRAME_VEC4S * p] = vec4(f.r_ba[0], f.t_ba.x);
-	frames[VKCOL_FRAME_VEC4S * p + 1u] = vec4(f.r_ba[1], f.t_ba.y);
-	frames[VKCOL_FRAME_VEC4S * p + 2u] = vec4(f.r_ba[2], f.t_ba.z);
-	frames[VKCOL_FRAME_VEC4S * p + 3u] = vec4(tol, 0.0, 0.0, 0.0);
+	frames[VKCOL_FRAME_VEC4S * p] = floatBitsToUint(vec4(f.r_ba[0], f.t_ba.x));
+	frames[VKCOL_FRAME_VEC4S * p + 1u] = floatBitsToUint(vec4(f.r_ba[1], f.t_ba.y));
+	frames[VKCOL_FRAME_VEC4S * p + 2u] = floatBitsToUint(vec4(f.r_ba[2], f.t_ba.z));
+	frames[VKCOL_FRAME_VEC4S * p + 3u] = floatBitsToUint(vec4(tol, pair_touch_distance(a, b, f.t_ba), 0.0, 0.0));
 	state[p] = uvec2(0u, 0u);
-	if (!bounds_overlap(a, b, f)) {
+	if (!bounds_overlap(a, b, f, tol)) {
 		results[p] = vkcol_gpu_result(0u, VKCOL_STAGE_BOUNDS, 0.0, 0u);
 		state[p] = uvec2(0u, VKCOL_PAIR_DECIDED);
 		return;
@@ -481,7 +520,7 @@ void search_pass(uint p, bool search)
 {
 	vkcol_gpu_pair pr = pair_at(p);
 	vkcol_gpu_mesh a = mesh_of(pr.mesh_a), b = mesh_of(pr.mesh_b);
-	pair_frames f = make_frames(pr);
+	pair_frames f = stored_frames(p);
 	float tol = pair_tolerance(a, b, f.t_ba);
 	if (search) {
 		// A witness of B inside A, else of A inside B; the first candidate
@@ -567,7 +606,7 @@ void walk_pass(uint p)
 {
 	vkcol_gpu_pair pr = pair_at(p);
 	vkcol_gpu_mesh a = mesh_of(pr.mesh_a), b = mesh_of(pr.mesh_b);
-	pair_frames f = make_frames(pr);
+	pair_frames f = stored_frames(p);
 	float tol = pair_tolerance(a, b, f.t_ba);
 	uvec4 balls = nearest_balls(a, b, f);
 	uint walks = all(equal(balls.xy, balls.zw)) ? 2u : 4u;

@@ -5,10 +5,14 @@
 // Triangle test: two triangles are disjoint iff some axis separates them;
 // the candidate axes are the two normals, the nine edge-edge cross products
 // and, for coplanar triangles, each normal crossed with each edge (the
-// separating axis theorem for convex polytopes). Touching (within the pair's
-// tolerance) counts as intersecting.
+// separating axis theorem for convex polytopes). In float with the culls'
+// slack this only proves pairs apart (a degenerate triangle has no normal
+// and its axes vanish: it is never separated here); what it leaves,
+// triangles_touch (tri_distance.glsl) decides.
 #ifndef VKCOL_EXACT_TRAVERSE_GLSL
 #define VKCOL_EXACT_TRAVERSE_GLSL
+
+#include "tri_distance.glsl"
 
 // Is `axis` (derived from vectors whose squared lengths multiply to ref) a
 // separating axis of triangles a and b, with slack tol (length units)?
@@ -172,13 +176,32 @@ uint frontier_reserve(uint p, uint region, uint n, out uint end)
 	return base + j;
 }
 
-// Tests the triangle pairs of `bits` (bit j * 4 + k: A's triangle first_a + k
-// and B's first_b + j, in the triangle pool); returns true when the pair's
-// search should stop (a hit, unless listing).
+
+// Writes an entry of triangle pairs `bits` (bit j * 4 + k: A's triangle
+// first_a + k and B's first_b + j, in the triangle pool) of pair p to
+// `region` (REGION_CAND or REGION_CONFIRM) of the frontier the next level
+// reads. A pair whose entry does not fit is flagged for a rerun.
+void put_entry(uint region, uint p, uint first_a, uint first_b, uint bits)
+{
+	uint end, slot = frontier_reserve(p, region, 1u, end);
+	if (slot < end)
+		frontier_put(slot, uvec4(p, first_a, first_b, bits));
+}
+
+// The separating axes, in float with the culls' slack tol, on the triangle
+// pairs of `bits` (as put_entry): an axis that separates by more proves a
+// pair apart. A pair no axis separates is a hit when one's edge passes
+// through the other's face by more than float's error (crossing, in float:
+// most hits of colliding pairs are such crossings); the others go to the
+// confirmation region for exact_confirm (confirm_candidates), one entry
+// for all of them. Returns true when the pair's search should stop (a hit,
+// unless listing). Two loops: a SIMD driver such as lavapipe runs a loop's
+// body for every iteration any lane needs, so the crossing test runs only
+// as often as the lane with the most pairs left needs it.
 bool test_candidates(uint p, uint first_a, uint first_b, uint bits, mat3 r, vec3 t, float tol)
 {
-	bool stop = false;
-	while (bits != 0u && !stop) {
+	uint maybe = 0u;
+	while (bits != 0u) {
 		uint bit = uint(findLSB(bits));
 		bits &= bits - 1u;
 		uvec4 tri_a = triangle_at(first_a + bit % 4u);
@@ -188,40 +211,78 @@ bool test_candidates(uint p, uint first_a, uint first_b, uint bits, mat3 r, vec3
 		vec3 b1 = r * vertex_at(tri_b.y).xyz + t;
 		vec3 b2 = r * vertex_at(tri_b.z).xyz + t;
 		if (triangles_intersect(a0, a1, a2, b0, b1, b2, tol))
-			stop = hit(p, tri_a.w, tri_b.w);
+			maybe |= 1u << bit;
 	}
+	bool stop = false;
+	uint left = 0u;
+	while (maybe != 0u && !stop) {
+		uint bit = uint(findLSB(maybe));
+		maybe &= maybe - 1u;
+		uvec4 tri_a = triangle_at(first_a + bit % 4u);
+		uvec4 tri_b = triangle_at(first_b + bit / 4u);
+		vec3 a0 = vertex_at(tri_a.x).xyz, a1 = vertex_at(tri_a.y).xyz, a2 = vertex_at(tri_a.z).xyz;
+		vec3 b0 = r * vertex_at(tri_b.x).xyz + t;
+		vec3 b1 = r * vertex_at(tri_b.y).xyz + t;
+		vec3 b2 = r * vertex_at(tri_b.z).xyz + t;
+		if (triangles_cross(a0, a1, a2, b0, b1, b2, tol))
+			stop = hit(p, tri_a.w, tri_b.w);
+		else
+			left |= 1u << bit;
+	}
+	if (left != 0u && !stop)
+		put_entry(REGION_CONFIRM, p, first_a, first_b, left);
 	return stop;
 }
 
-// Writes triangle pairs `bits` (as test_candidates reads them) of pair p
-// to the candidate region of the frontier the next level reads, for
-// exact_triangles (exact_leaves.comp, variant 1). A pair whose entry does
-// not fit is flagged for a rerun.
-void put_candidates(uint p, uint first_a, uint first_b, uint bits)
+// The last word on the triangle pairs of `bits` (as put_entry) that no
+// separating axis could part: triangles_touch, in double where the device
+// has it. A hit counts for the pair (and stops its search, unless
+// listing); a pair float cannot decide is flagged for the CPU reference.
+void confirm_candidates(uint p, uint first_a, uint first_b, uint bits, float tol)
 {
-	uint end, slot = frontier_reserve(p, REGION_CAND, 1u, end);
-	if (slot < end)
-		frontier_put(slot, uvec4(p, first_a, first_b, bits));
+	real3x3 rr;
+	real3 tr;
+	load_frame_real(p, rr, tr);
+	real touch = real(load_touch_distance(p));
+	// The coordinates' error: none to speak of in double, the culls' slack
+	// in float.
+	real err = VKCOL_FP64 != 0 ? real(0.0) : real(tol);
+	bool stop = false;
+	while (bits != 0u && !stop) {
+		uint bit = uint(findLSB(bits));
+		bits &= bits - 1u;
+		uvec4 tri_a = triangle_at(first_a + bit % 4u);
+		uvec4 tri_b = triangle_at(first_b + bit / 4u);
+		real3 a0 = real3(vertex_at(tri_a.x).xyz), a1 = real3(vertex_at(tri_a.y).xyz), a2 = real3(vertex_at(tri_a.z).xyz);
+		real3 b0 = rr * real3(vertex_at(tri_b.x).xyz) + tr;
+		real3 b1 = rr * real3(vertex_at(tri_b.y).xyz) + tr;
+		real3 b2 = rr * real3(vertex_at(tri_b.z).xyz) + tr;
+		uint touching = triangles_touch(a0, a1, a2, b0, b1, b2, touch, err);
+		if (touching == TOUCH_HIT)
+			stop = hit(p, tri_a.w, tri_b.w);
+		else if (touching == TOUCH_UNDECIDED)
+			atomicOr(state[p].y, VKCOL_PAIR_UNDECIDED);
+	}
 }
 
-// Both leaves: every triangle pair that survives the culls is tested. The
-// culls: A's triangles against B's leaf box, B's against A's, then each
-// remaining pair's triangle boxes and the two triangles' planes (the first
-// two axes of the separating axis test, which triangles_intersect then
-// leaves out). With cull_only, nothing is tested: the surviving pairs go to
-// the candidate region (put_candidates; exact_leaves.comp's variant 0), one
-// entry per window of A and batch of B that has any. Otherwise returns true
-// when the pair's search should stop (a hit, unless listing).
+// Both leaves: the culls (A's triangles against B's leaf box, B's against
+// A's, then each remaining pair's triangle boxes and the two triangles'
+// planes, the first two axes of the separating axis test, which
+// triangles_intersect then leaves out) collect the surviving triangle pairs
+// as bits of a mask, one per window of 4 of A's triangles and batch of 8 of
+// B's; with cull_only each mask goes to the candidate region for
+// exact_triangles (exact_leaves.comp's variant 0), else the remaining axes
+// run here (test_candidates; exact_dive.comp), and the function returns
+// true when the pair's search should stop (a hit, unless listing). Either
+// way what survives all axes and is no sure crossing is confirmed at the
+// next level (exact_confirm).
 // The loops end through their conditions, not early returns: see
 // exact_setup.comp for the lavapipe miscompile this avoids inside loops.
-// The culls first collect the surviving pairs as bits of a mask, then the
-// exact test runs once per set bit: a SIMD driver such as lavapipe runs a
+// Masks first and tests after: a SIMD driver such as lavapipe runs a
 // branch's code whether any lane takes it or not, so a triangle test
 // inside the cull loops would cost every triangle pair of every lane. A's
-// triangles go in windows of 4, held in variables for the window (loops of
-// constant length, unrolled, index them by constants, so they stay out of
-// memory: fetching them again for each of B's triangles cost 10 % of the
-// near-contact time), and B's in batches of 8 (32 bits of pairs).
+// triangles are held in variables for the window (loops of constant
+// length, unrolled, index them by constants, so they stay out of memory).
 bool test_leaves(uint p, vkcol_gpu_node na, vkcol_gpu_node nb, mat3 r, mat3 abs_r, vec3 t, float tol, bool cull_only)
 {
 	vec3 cb = r * centre(nb) + t, eb = abs_r * extent(nb) + vec3(tol);
@@ -269,7 +330,7 @@ bool test_leaves(uint p, vkcol_gpu_node na, vkcol_gpu_node nb, mat3 r, mat3 abs_
 			}
 			if (cull_only) {
 				if (candidates != 0u)
-					put_candidates(p, na.first + wa, nb.first + jb, candidates);
+					put_entry(REGION_CAND, p, na.first + wa, nb.first + jb, candidates);
 			} else {
 				stop = test_candidates(p, na.first + wa, nb.first + jb, candidates, r, t, tol);
 			}

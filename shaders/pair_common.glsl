@@ -21,15 +21,15 @@ bool in_box(vkcol_gpu_mesh m, vec3 point)
 	return all(greaterThanEqual(point, box_min(m))) && all(lessThanEqual(point, box_max(m)));
 }
 
-// Does `from`'s AABB, carried into `to`'s frame by x -> r x + t, overlap
-// `to`'s AABB?
-bool boxes_overlap(vkcol_gpu_mesh from, vkcol_gpu_mesh to, mat3 r, vec3 t)
+// Does `from`'s AABB, carried into `to`'s frame by x -> r x + t, come
+// within slack of `to`'s AABB?
+bool boxes_overlap(vkcol_gpu_mesh from, vkcol_gpu_mesh to, mat3 r, vec3 t, float slack)
 {
 	vec3 c = 0.5 * (box_min(from) + box_max(from)), e = 0.5 * (box_max(from) - box_min(from));
 	mat3 a = mat3(abs(r[0]), abs(r[1]), abs(r[2]));
 	vec3 moved = r * c + t, reach = a * e;
 	vec3 tc = 0.5 * (box_min(to) + box_max(to)), te = 0.5 * (box_max(to) - box_min(to));
-	return all(lessThanEqual(abs(moved - tc), reach + te));
+	return all(lessThanEqual(abs(moved - tc), reach + te + vec3(slack)));
 }
 
 // The rigid transforms of a pair: B's frame into A's (r_ba, t_ba) and back.
@@ -53,13 +53,16 @@ pair_frames make_frames(vkcol_gpu_pair pr)
 	return f;
 }
 
-// Stage 0: are the bounding spheres and the two carried AABBs overlapping?
-bool bounds_overlap(vkcol_gpu_mesh a, vkcol_gpu_mesh b, pair_frames f)
+// Stage 0: do the bounding spheres and the two carried AABBs come within
+// slack of each other (exact mode: the float rounding of its coordinates,
+// so that a touching pair is never rejected)?
+bool bounds_overlap(vkcol_gpu_mesh a, vkcol_gpu_mesh b, pair_frames f, float slack)
 {
 	vec3 cb = f.r_ba * vec3(b.sphere_x, b.sphere_y, b.sphere_z) + f.t_ba;
 	vec3 gap = cb - vec3(a.sphere_x, a.sphere_y, a.sphere_z);
-	float reach = a.sphere_radius + b.sphere_radius;
-	return dot(gap, gap) <= reach * reach && boxes_overlap(b, a, f.r_ba, f.t_ba) && boxes_overlap(a, b, f.r_ab, f.t_ab);
+	float reach = a.sphere_radius + b.sphere_radius + slack;
+	return dot(gap, gap) <= reach * reach && boxes_overlap(b, a, f.r_ba, f.t_ba, slack) &&
+	       boxes_overlap(a, b, f.r_ab, f.t_ab, slack);
 }
 
 // Depth by which the inner balls of two closed meshes overlap (their

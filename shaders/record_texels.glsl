@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// The pair and mesh records (shared.h layouts: 4 texels per pair, 7 per
+// The pair and mesh records (shared.h layouts: 4 texels per pair, 8 per
 // mesh) and the vertex pool read from RGBA32UI uniform texel buffers: lavapipe
 // (Mesa 22.3) loads a storage buffer one lane at a time, with a branch per
 // lane and per component, and fetches texels as one vector gather. The
@@ -8,20 +8,21 @@
 #ifndef VKCOL_RECORD_TEXELS_GLSL
 #define VKCOL_RECORD_TEXELS_GLSL
 
-#define VKCOL_MESH_TEXELS 7
+#define VKCOL_MESH_TEXELS 8
 #define VKCOL_PAIR_TEXELS 4
 
-vkcol_gpu_mesh mesh_from_texels(uvec4 w0, uvec4 w1, uvec4 w2, uvec4 w3, uvec4 w4, uvec4 w5, uvec4 w6)
+vkcol_gpu_mesh mesh_from_texels(uvec4 w0, uvec4 w1, uvec4 w2, uvec4 w3, uvec4 w4, uvec4 w5, uvec4 w6, uvec4 w7)
 {
 	vec4 f0 = uintBitsToFloat(w0), f1 = uintBitsToFloat(w1), f3 = uintBitsToFloat(w3);
-	vec4 f4 = uintBitsToFloat(w4), f5 = uintBitsToFloat(w5);
+	vec4 f4 = uintBitsToFloat(w4), f5 = uintBitsToFloat(w5), f7 = uintBitsToFloat(w7);
 	return vkcol_gpu_mesh(f0.x, f0.y, f0.z, w0.w,      // origin, vertex_first
 	                      f1.x, f1.y, f1.z, f1.w,      // sphere
 	                      w2.x, w2.y, w2.z, w2.w,      // vertex_count, map_array, map_layer, map_levels
 	                      w3.x, w3.y, f3.z, w3.w,      // cluster_first, cluster_count, inner_radius, flags
 	                      f4.x, f4.y, f4.z, w4.w,      // aabb_min, node_first
 	                      f5.x, f5.y, f5.z, w5.w,      // aabb_max, piece_first
-	                      w6.x, w6.y, w6.z, w6.w);     // piece_count, tree_depth, cone_first, ball_count
+	                      w6.x, w6.y, w6.z, w6.w,      // piece_count, tree_depth, cone_first, ball_count
+	                      f7.x, f7.y, f7.z, w7.w);     // centre, pad
 }
 
 vkcol_gpu_pair pair_from_texels(uvec4 w0, uvec4 w1, uvec4 w2, uvec4 w3)
@@ -48,7 +49,7 @@ vkcol_gpu_mesh mesh_of(uint id)
 	return mesh_from_texels(texelFetch(mesh_texels, i), texelFetch(mesh_texels, i + 1),
 	                        texelFetch(mesh_texels, i + 2), texelFetch(mesh_texels, i + 3),
 	                        texelFetch(mesh_texels, i + 4), texelFetch(mesh_texels, i + 5),
-	                        texelFetch(mesh_texels, i + 6));
+	                        texelFetch(mesh_texels, i + 6), texelFetch(mesh_texels, i + 7));
 }
 
 // Vertex i of the pool (w = 1).

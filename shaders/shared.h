@@ -103,6 +103,11 @@ VKCOL_STRUCT(vkcol_gpu_mesh) {
 	// Inner balls besides the origin's (vec4: centre, radius; each inside
 	// the solid), right after the cone bounds in the cluster pool.
 	VKCOL_U32 ball_count;
+	// What the mesh's stored positions are relative to (mesh_cpu.centre):
+	// the exact shaders add it back when they place one mesh in the
+	// other's frame in double precision.
+	VKCOL_F32 centre_x, centre_y, centre_z;
+	VKCOL_U32 pad;
 } VKCOL_STRUCT_END(vkcol_gpu_mesh)
 
 // vkcol_gpu_mesh.flags: the mesh bounds a solid; and it is closed and its
@@ -240,10 +245,14 @@ VKCOL_STRUCT(vkcol_sample_raw_params) {
 #define VKCOL_COUNTER_SEARCH 12
 #define VKCOL_COUNTER_CAND 13
 #define VKCOL_COUNTER_WALK 16
-#define VKCOL_COUNTER_LEVELS 17
+// The triangle pairs the separating axes left for exact_confirm (the
+// frontier region after the candidates'): counts of the two frontiers and
+// the level's clamped count.
+#define VKCOL_COUNTER_CONFIRM 17
+#define VKCOL_COUNTER_LEVELS 20
 // Words of the indirect-argument buffer: traverse, dive, leaves, triangles,
-// then the search and the walk passes (4 each).
-#define VKCOL_EXACT_ARGS_WORDS 24
+// then the search and the walk passes, then the confirmations (4 each).
+#define VKCOL_EXACT_ARGS_WORDS 28
 // exact_args.comp's params.level before level 0: the search pass's
 // dispatch (args words 16-18), then the walk pass's (20-22), sized to the
 // pairs listed for them. A dispatch as large as the chunk, with the listed
@@ -261,6 +270,14 @@ VKCOL_STRUCT(vkcol_sample_raw_params) {
 #define VKCOL_PAIR_OVERFLOW 1u  // a frontier overflowed: rerun in a smaller chunk
 #define VKCOL_PAIR_DECIDED 2u   // stage 0, the inner balls or a witness decided it
 #define VKCOL_PAIR_DIVE 4u      // traverse depth first (params.budget steps per item): no early accept was tried
+// Float could not decide a triangle pair or a containment ray of the pair
+// (devices without shaderFloat64, or a point on the other's surface): unless
+// a sure hit decides it, the host answers the pair with the CPU reference.
+#define VKCOL_PAIR_UNDECIDED 8u
+// vkcol_gpu_result.triangle_pairs of a pair left to the CPU reference for
+// that reason (stage VKCOL_STAGE_NONE); a pair whose frontier overflowed has
+// 0 there and is rerun on the device first.
+#define VKCOL_RESULT_FOR_CPU 0xffffffffu
 // The flags word's bits from VKCOL_PAIR_ITEMS_SHIFT count the breadth-first
 // items a pair has spawned (wrapping is harmless: it is a hint); past
 // VKCOL_DIVE_AFTER its further items go depth first, so that a pair with a
@@ -300,9 +317,14 @@ VKCOL_STRUCT(vkcol_exact_params) {
 #define VKCOL_TRAVERSE_BUDGET_MAX 31u
 
 // Per pair, written by exact_setup.comp for the later passes: B's frame in
-// A's (rotation columns in xyz, translation in the w of the first three) and
-// the pair's touching tolerance in the x of the fourth.
-#define VKCOL_FRAME_VEC4S 4
+// A's in float (rotation columns in xyz, translation in the w of the first
+// three); in the fourth, the slack of the float culls (x) and the distance
+// within which the triangle tests count two triangles as touching (y:
+// pair_touch_distance); then, on devices with shaderFloat64, the same frame
+// in double, row by row (r00 r01 | r02 t0 | r10 r11 | r12 t1 | r20 r21 |
+// r22 t2, two doubles per vec4).
+#define VKCOL_FRAME_VEC4S 10
+#define VKCOL_FRAME_DOUBLE 4
 
 // Resolutions 4 .. 1024: one cube-array binding per power of two.
 #define VKCOL_MAP_ARRAYS 9
@@ -325,7 +347,7 @@ VKCOL_STRUCT(vkcol_exact_params) {
 #ifndef VULKAN
 _Static_assert(sizeof(vkcol_cubemap_build_params) == 16, "push constant layout");
 _Static_assert(sizeof(vkcol_cubemap_mip_params) == 16, "push constant layout");
-_Static_assert(sizeof(vkcol_gpu_mesh) == 112, "std430 layout of vkcol_gpu_mesh");
+_Static_assert(sizeof(vkcol_gpu_mesh) == 128, "std430 layout of vkcol_gpu_mesh");
 _Static_assert(sizeof(vkcol_gpu_pair) == 64, "std430 layout of vkcol_gpu_pair");
 _Static_assert(sizeof(vkcol_gpu_result) == 16, "std430 layout of vkcol_gpu_result");
 _Static_assert(sizeof(vkcol_approx_params) == 24, "push constant layout");

@@ -475,6 +475,9 @@ static vkcol_result pool_build(vkcol_context *ctx, bool clearance)
 		    .tree_depth = s->cpu.tree.depth,
 		    .cone_first = cone_first,
 		    .ball_count = ball_count,
+		    .centre_x = s->cpu.centre[0],
+		    .centre_y = s->cpu.centre[1],
+		    .centre_z = s->cpu.centre[2],
 		};
 		node_next += s->cpu.tree.node_count;
 		triangle_next += s->cpu.triangle_count;
@@ -565,11 +568,18 @@ static bool finite3(const float *v, int n)
 // meshes' reach from their own origins, goes as B's pose in A's stored frame
 // with A at the identity, computed in double (ref_pair_pose): the shaders'
 // float frames (make_frames) would otherwise subtract large translations and
-// lose the precision of the meshes' size. Other pairs go as they are (the
-// same frames, no host work). The pairs are validated already.
+// lose the precision of the meshes' size. Other pairs, and every pair when
+// `as_given` (exact mode in double: exact_setup.comp composes the poses in
+// double itself, centres included), go as they are. The pairs are validated
+// already.
 static void upload_pairs(const vkcol_context *ctx, const vkcol_pair *pairs, uint64_t count, const uint64_t *at,
-                         vkcol_gpu_pair *out)
+                         bool as_given, vkcol_gpu_pair *out)
 {
+	if (as_given) {
+		for (uint64_t i = 0; i < count; i++)
+			memcpy(&out[i], &pairs[at ? at[i] : i], sizeof(vkcol_gpu_pair));
+		return;
+	}
 	// Batches mostly repeat their meshes: the last pair's lookup is kept.
 	uint32_t last_a = 0, last_b = 0;
 	const mesh_cpu *a = NULL, *b = NULL;
@@ -739,10 +749,19 @@ cleanup:
 
 // --- exact mode -------------------------------------------------------------
 
+// Does exact mode place and test triangles in double on this device
+// (shaderFloat64: the _fp64 pipelines, pairs uploaded as given)?
+static bool exact_in_double(const vkcol_context *ctx)
+{
+	return pipeline_exact(ctx, PIPELINE_EXACT_SETUP) != PIPELINE_EXACT_SETUP;
+}
+
 // Items of a frontier's three regions (16 bytes each; one binding, also
-// read as texels), bounded so that the buffer, with up to half as many
-// slots again for the candidate entries, fits a binding; 2^21 items are 32 MiB
-// (and 8 MiB of candidate slots) per frontier.
+// read as texels), bounded so that the buffer, with up to as many slots
+// again for the candidate and the confirmation entries (each region as
+// large as the leaf region, at most half the items), fits a binding; 2^21
+// items are 32 MiB (and 8 MiB each of candidate and confirmation slots,
+// 16 MiB without depth-first items) per frontier.
 static uint32_t frontier_capacity(const vkcol_context *ctx)
 {
 	if (ctx->frontier_capacity_override)
@@ -750,7 +769,7 @@ static uint32_t frontier_capacity(const vkcol_context *ctx)
 	uint64_t by_binding = ctx->props.limits.maxStorageBufferRange / 16;
 	if (by_binding > ctx->props.limits.maxTexelBufferElements)
 		by_binding = ctx->props.limits.maxTexelBufferElements;
-	by_binding = by_binding / 3 * 2;
+	by_binding = by_binding / 2;
 	return by_binding < (1u << 21) ? (uint32_t)by_binding : (1u << 21);
 }
 
@@ -774,7 +793,33 @@ static uint32_t traverse_budget(const vkcol_context *ctx)
 // Entries of the device's triangle-pair list per chunk (16 bytes each).
 #define EXACT_LIST_MAX (1u << 20)
 
-#define EXACT_PIPELINES 9
+// Exact mode's pipelines, in exact_buffers.pipes and .sets.
+enum {
+	EXACT_SETUP,
+	EXACT_ARGS,
+	EXACT_TRAVERSE,
+	EXACT_CONTAIN,
+	EXACT_DIVE,
+	EXACT_LEAVES,
+	EXACT_SEARCH,
+	EXACT_TRIANGLES,
+	EXACT_WALK,
+	EXACT_CONFIRM,
+	EXACT_PIPELINES
+};
+
+// Byte offsets of the indirect dispatches in the args buffer, as
+// exact_args.comp writes them (4 words each).
+enum {
+	ARGS_TRAVERSE = 0,
+	ARGS_DIVE = 16,
+	ARGS_LEAVES = 32,
+	ARGS_TRIANGLES = 48,
+	ARGS_SEARCH = 64,
+	ARGS_WALK = 80,
+	ARGS_CONFIRM = 96,
+};
+_Static_assert(ARGS_CONFIRM + 16 == VKCOL_EXACT_ARGS_WORDS * 4, "every indirect dispatch has its words");
 
 typedef struct exact_buffers {
 	gpu_buffer pairs, results, state, frames, counters, args, list;
@@ -786,7 +831,7 @@ typedef struct exact_buffers {
 	// write.
 	gpu_buffer frontiers[2];
 	VkDescriptorSet sets[EXACT_PIPELINES][2];
-	gpu_pipeline *pipes[EXACT_PIPELINES]; // setup, args, traverse, contain, dive, leaves, search, triangles, walk
+	gpu_pipeline *pipes[EXACT_PIPELINES];
 	uint32_t chunk, capacity, levels, list_capacity, flags;
 	uint32_t budget;    // depth-first steps per item of a diving pair (1: breadth first only)
 	uint32_t dive_base; // frontier slots [dive_base, capacity) hold depth-first items
@@ -844,24 +889,29 @@ static vkcol_result exact_buffers_create(vkcol_context *ctx, uint32_t chunk, uin
 	TRY(gpu_buffer_create(ctx, (VkDeviceSize)b->chunk * VKCOL_FRAME_VEC4S * 16, texel, GPU_MEMORY_DEVICE,
 	                      "exact pair frames", &b->frames));
 	// After the three regions, the triangle pairs the leaf culls left, one
-	// entry per window of A and batch of B with any (shared.h): as many
-	// slots as the leaf region, one entry per leaf-leaf item at most for
-	// leaves of up to 4 triangles; a pair whose entry does not fit is
-	// flagged for a rerun.
+	// entry per window of A and batch of B with any (shared.h), then those
+	// the separating axes left for the confirmations: each as many slots as
+	// the leaf region, one entry per leaf-leaf item at most for leaves of
+	// up to 4 triangles; a pair whose entry does not fit is flagged for a
+	// rerun.
 	for (int k = 0; k < 2; k++)
-		TRY(gpu_buffer_create(ctx, ((VkDeviceSize)b->capacity + b->dive_base - b->leaf_base) * 16, texel, GPU_MEMORY_DEVICE,
-		                      k ? "exact frontier 1" : "exact frontier 0", &b->frontiers[k]));
+		TRY(gpu_buffer_create(ctx, ((VkDeviceSize)b->capacity + 2 * (b->dive_base - b->leaf_base)) * 16, texel,
+		                      GPU_MEMORY_DEVICE, k ? "exact frontier 1" : "exact frontier 0", &b->frontiers[k]));
 	TRY(gpu_buffer_create(ctx, VKCOL_COUNTER_WORDS * 4, storage, GPU_MEMORY_READBACK, "exact counters", &b->counters));
-	// Four indirect dispatches per level: breadth-first, depth-first and
-	// leaf-leaf items, and the triangle tests; and the search and walk
-	// passes'.
+	// Five indirect dispatches per level: breadth-first, depth-first and
+	// leaf-leaf items, the triangle tests and their confirmations; and the
+	// search and walk passes'.
 	TRY(gpu_buffer_create(ctx, VKCOL_EXACT_ARGS_WORDS * 4, storage | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT, GPU_MEMORY_DEVICE,
 	                      "exact indirect args", &b->args));
 	TRY(gpu_buffer_create(ctx, (VkDeviceSize)(list_capacity ? list_capacity : 1) * 16, storage, GPU_MEMORY_READBACK,
 	                      "exact triangle-pair list", &b->list));
-	const pipeline_id ids[EXACT_PIPELINES] = {PIPELINE_EXACT_SETUP,   PIPELINE_EXACT_ARGS, PIPELINE_EXACT_TRAVERSE,
-	                                          PIPELINE_EXACT_CONTAIN, PIPELINE_EXACT_DIVE, PIPELINE_EXACT_LEAVES,
-	                                          PIPELINE_EXACT_SEARCH,  PIPELINE_EXACT_TRIANGLES, PIPELINE_EXACT_WALK};
+	const pipeline_id ids[EXACT_PIPELINES] = {
+	    [EXACT_SETUP] = PIPELINE_EXACT_SETUP,         [EXACT_ARGS] = PIPELINE_EXACT_ARGS,
+	    [EXACT_TRAVERSE] = PIPELINE_EXACT_TRAVERSE,   [EXACT_CONTAIN] = PIPELINE_EXACT_CONTAIN,
+	    [EXACT_DIVE] = PIPELINE_EXACT_DIVE,           [EXACT_LEAVES] = PIPELINE_EXACT_LEAVES,
+	    [EXACT_SEARCH] = PIPELINE_EXACT_SEARCH,       [EXACT_TRIANGLES] = PIPELINE_EXACT_TRIANGLES,
+	    [EXACT_WALK] = PIPELINE_EXACT_WALK,           [EXACT_CONFIRM] = PIPELINE_EXACT_CONFIRM,
+	};
 	batch_pool *pool = ctx->pool;
 	gpu_binding bindings[2][14 + EXACT_TEXEL_BUFFERS];
 	for (int parity = 0; parity < 2; parity++) {
@@ -881,7 +931,7 @@ static vkcol_result exact_buffers_create(vkcol_context *ctx, uint32_t chunk, uin
 	for (uint32_t k = 0; k < VKCOL_MAP_ARRAYS; k++)
 		views[k] = pool->arrays[k].view;
 	for (int i = 0; i < EXACT_PIPELINES; i++) {
-		TRY(pipeline_get_for_maps(ctx, ids[i], map_array, &b->pipes[i]));
+		TRY(pipeline_get_for_maps(ctx, pipeline_exact(ctx, ids[i]), map_array, &b->pipes[i]));
 		TRY(gpu_pipeline_bind_sets(ctx, b->pipes[i], 2, by_parity, views, ctx->cube_sampler, b->sets[i]));
 	}
 cleanup:
@@ -898,7 +948,7 @@ static void listed_pass(vkcol_context *ctx, VkCommandBuffer cmd, const exact_buf
 {
 	gpu_barrier_all(ctx, cmd);
 	params->level = args_level;
-	gpu_pipeline_dispatch(ctx, cmd, b->pipes[1], b->sets[1][0], params, 1);
+	gpu_pipeline_dispatch(ctx, cmd, b->pipes[EXACT_ARGS], b->sets[EXACT_ARGS][0], params, 1);
 	gpu_barrier_all(ctx, cmd);
 	params->level = 0;
 	gpu_pipeline_dispatch(ctx, cmd, b->pipes[pipe], set, params, 0);
@@ -964,100 +1014,9 @@ static void list_close_chunk(const vkcol_pair_result *results, uint64_t first, u
 	sink->chunk_start = out->count;
 }
 
-// Answers `count` pairs in chunks of b->chunk: pair i of the pass is
-// pairs[index[i]], or pairs[base + i] when index is NULL, and its answer goes
-// to the same position of results. Pairs whose frontier overflowed without a
-// hit are appended (by position) to rerun.
-static vkcol_result exact_pass(vkcol_context *ctx, exact_buffers *b, const vkcol_pair *pairs, const uint64_t *index,
-                               uint64_t base, uint64_t count, vkcol_pair_result *results, uint64_t *rerun,
-                               uint64_t *rerun_count, uint64_t *at, list_sink *sink, vkcol_batch_stats *stats)
-{
-	const core_env *env = &ctx->env;
-	vkcol_result res = VKCOL_SUCCESS;
-	for (uint64_t first = 0; first < count; first += b->chunk) {
-		uint32_t n = (uint32_t)(count - first < b->chunk ? count - first : b->chunk);
-		for (uint32_t i = 0; i < n; i++)
-			at[i] = index ? index[first + i] : base + first + i;
-		upload_pairs(ctx, pairs, n, at, b->pairs.mapped);
-		VkCommandBuffer cmd;
-		TRY(gpu_begin_once(ctx, &cmd));
-		ctx->vk.vkCmdFillBuffer(cmd, b->counters.buffer, 0, VK_WHOLE_SIZE, 0);
-		gpu_barrier_all(ctx, cmd);
-		vkcol_exact_params params = {n,         MESH_MAX_COUNT, b->capacity, 0, b->flags, b->list_capacity,
-		                             b->budget, b->dive_base,   b->leaf_base};
-		uint32_t groups = (n + VKCOL_WORKGROUP_SIZE - 1) / VKCOL_WORKGROUP_SIZE;
-		// The setup lists the pairs it leaves undecided in the frontier that
-		// level 0 writes (it is bound as level 0); the search pass reads
-		// them there and seeds the frontier level 0 reads (it is bound as
-		// the level before level 0), where it also lists the pairs for the
-		// walk pass, after the three regions (bound as level 0, the walk
-		// pass reads them there).
-		gpu_pipeline_dispatch(ctx, cmd, b->pipes[0], b->sets[0][0], &params, groups);
-		listed_pass(ctx, cmd, b, &params, VKCOL_ARGS_FOR_SEARCH, 6, b->sets[6][1], 64);
-		listed_pass(ctx, cmd, b, &params, VKCOL_ARGS_FOR_WALK, 8, b->sets[8][0], 80);
-		// One level more than the traversal needs: the last one's triangle tests.
-		for (uint32_t level = 0; level <= b->levels; level++) {
-			uint32_t parity = level & 1;
-			gpu_barrier_all(ctx, cmd);
-			params.level = level;
-			gpu_pipeline_dispatch(ctx, cmd, b->pipes[1], b->sets[1][parity], &params, 1);
-			gpu_barrier_all(ctx, cmd);
-			// The level's size comes from the previous level's counters: no
-			// host round trip between levels. The four shaders read their
-			// own regions of one frontier and append to the other, so no
-			// barrier lies between them. The triangle tests of the previous
-			// level's leaf-leaf items go first: a pair they find a hit for
-			// spawns no more items (on a driver that runs the dispatches in
-			// order, as lavapipe does; elsewhere it is a hint, as the other
-			// invocations' hits are).
-			gpu_pipeline_dispatch(ctx, cmd, b->pipes[7], b->sets[7][parity], &params, 0);
-			ctx->vk.vkCmdDispatchIndirect(cmd, b->args.buffer, 48);
-			gpu_pipeline_dispatch(ctx, cmd, b->pipes[2], b->sets[2][parity], &params, 0);
-			ctx->vk.vkCmdDispatchIndirect(cmd, b->args.buffer, 0);
-			if (b->budget > 1) {
-				gpu_pipeline_dispatch(ctx, cmd, b->pipes[4], b->sets[4][parity], &params, 0);
-				ctx->vk.vkCmdDispatchIndirect(cmd, b->args.buffer, 16);
-			}
-			gpu_pipeline_dispatch(ctx, cmd, b->pipes[5], b->sets[5][parity], &params, 0);
-			ctx->vk.vkCmdDispatchIndirect(cmd, b->args.buffer, 32);
-		}
-		gpu_barrier_all(ctx, cmd);
-		gpu_pipeline_dispatch(ctx, cmd, b->pipes[3], b->sets[3][0], &params, groups);
-		gpu_barrier_all(ctx, cmd);
-		TRY(gpu_submit_once(ctx, cmd));
-		VkMappedMemoryRange ranges[3] = {
-		    {VK_STRUCTURE_TYPE_MAPPED_MEMORY_RANGE, NULL, b->results.memory, 0, VK_WHOLE_SIZE},
-		    {VK_STRUCTURE_TYPE_MAPPED_MEMORY_RANGE, NULL, b->counters.memory, 0, VK_WHOLE_SIZE},
-		    {VK_STRUCTURE_TYPE_MAPPED_MEMORY_RANGE, NULL, b->list.memory, 0, VK_WHOLE_SIZE},
-		};
-		if (!b->results.coherent || !b->counters.coherent || !b->list.coherent)
-			VK_TRY(env, ctx->vk.vkInvalidateMappedMemoryRanges(ctx->device, 3, ranges));
-		const vkcol_pair_result *got = b->results.mapped;
-		for (uint32_t i = 0; i < n; i++) {
-			results[at[i]] = got[i];
-			if (got[i].stage == VKCOL_STAGE_NONE)
-				rerun[(*rerun_count)++] = at[i];
-		}
-		if (sink)
-			list_take(b, at, n, results, sink);
-		const uint32_t *counters = b->counters.mapped;
-		if (stats) {
-			stats->witness_accepted += counters[VKCOL_COUNTER_WITNESS];
-			stats->inner_ball_accepted += counters[VKCOL_COUNTER_BALLS];
-			for (uint32_t level = 0; level < b->levels && level < VKCOL_MAX_LEVELS; level++) {
-				uint32_t items = counters[VKCOL_COUNTER_LEVELS + level];
-				stats->level_items[level] += items;
-				if (items && level + 1 > stats->levels)
-					stats->levels = level + 1;
-			}
-		}
-	}
-cleanup:
-	return res;
-}
-
-// The CPU reference answers a pair that overflowed the frontier even alone
-// (and lists its triangle pairs when asked).
+// The CPU reference answers a pair: one that overflowed the frontier even
+// alone, or that float could not decide (and lists its triangle pairs when
+// asked).
 static vkcol_result exact_on_cpu(vkcol_context *ctx, const vkcol_pair *pair, uint64_t at, vkcol_pair_result *result,
                                  list_sink *sink)
 {
@@ -1089,13 +1048,127 @@ cleanup:
 	return res;
 }
 
+// Answers `count` pairs in chunks of b->chunk: pair i of the pass is
+// pairs[index[i]], or pairs[base + i] when index is NULL, and its answer goes
+// to the same position of results. Pairs whose frontier overflowed without a
+// hit are appended (by position) to rerun; pairs float could not decide are
+// answered by the CPU reference at once (for_cpu: room for a chunk).
+static vkcol_result exact_pass(vkcol_context *ctx, exact_buffers *b, const vkcol_pair *pairs, const uint64_t *index,
+                               uint64_t base, uint64_t count, vkcol_pair_result *results, uint64_t *rerun,
+                               uint64_t *rerun_count, uint64_t *at, uint64_t *for_cpu, list_sink *sink,
+                               vkcol_batch_stats *stats)
+{
+	const core_env *env = &ctx->env;
+	vkcol_result res = VKCOL_SUCCESS;
+	for (uint64_t first = 0; first < count; first += b->chunk) {
+		uint32_t n = (uint32_t)(count - first < b->chunk ? count - first : b->chunk);
+		for (uint32_t i = 0; i < n; i++)
+			at[i] = index ? index[first + i] : base + first + i;
+		upload_pairs(ctx, pairs, n, at, exact_in_double(ctx), b->pairs.mapped);
+		VkCommandBuffer cmd;
+		TRY(gpu_begin_once(ctx, &cmd));
+		ctx->vk.vkCmdFillBuffer(cmd, b->counters.buffer, 0, VK_WHOLE_SIZE, 0);
+		gpu_barrier_all(ctx, cmd);
+		vkcol_exact_params params = {n,         MESH_MAX_COUNT, b->capacity, 0, b->flags, b->list_capacity,
+		                             b->budget, b->dive_base,   b->leaf_base};
+		uint32_t groups = (n + VKCOL_WORKGROUP_SIZE - 1) / VKCOL_WORKGROUP_SIZE;
+		// The setup lists the pairs it leaves undecided in the frontier that
+		// level 0 writes (it is bound as level 0); the search pass reads
+		// them there and seeds the frontier level 0 reads (it is bound as
+		// the level before level 0), where it also lists the pairs for the
+		// walk pass, after the three regions (bound as level 0, the walk
+		// pass reads them there).
+		gpu_pipeline_dispatch(ctx, cmd, b->pipes[EXACT_SETUP], b->sets[EXACT_SETUP][0], &params, groups);
+		listed_pass(ctx, cmd, b, &params, VKCOL_ARGS_FOR_SEARCH, EXACT_SEARCH, b->sets[EXACT_SEARCH][1], ARGS_SEARCH);
+		listed_pass(ctx, cmd, b, &params, VKCOL_ARGS_FOR_WALK, EXACT_WALK, b->sets[EXACT_WALK][0], ARGS_WALK);
+		// Two levels more than the traversal needs: the last leaf pairs'
+		// separating axes, then their confirmations.
+		for (uint32_t level = 0; level <= b->levels + 1; level++) {
+			uint32_t parity = level & 1;
+			gpu_barrier_all(ctx, cmd);
+			params.level = level;
+			gpu_pipeline_dispatch(ctx, cmd, b->pipes[EXACT_ARGS], b->sets[EXACT_ARGS][parity], &params, 1);
+			gpu_barrier_all(ctx, cmd);
+			// The level's size comes from the previous level's counters: no
+			// host round trip between levels. The shaders read their own
+			// regions of one frontier and append to the other, so no
+			// barrier lies between them. The confirmations and the triangle
+			// tests of the previous level's leaf-leaf items go first: a pair
+			// they find a hit for spawns no more items (on a driver that
+			// runs the dispatches in order, as lavapipe does; elsewhere it
+			// is a hint, as the other invocations' hits are).
+			const struct {
+				int pipe;
+				VkDeviceSize args;
+			} passes[] = {{EXACT_CONFIRM, ARGS_CONFIRM}, {EXACT_TRIANGLES, ARGS_TRIANGLES},
+			              {EXACT_TRAVERSE, ARGS_TRAVERSE}, {EXACT_DIVE, ARGS_DIVE}, {EXACT_LEAVES, ARGS_LEAVES}};
+			for (size_t k = 0; k < CORE_COUNT_OF(passes); k++) {
+				if (passes[k].pipe == EXACT_DIVE && b->budget <= 1)
+					continue;
+				gpu_pipeline_dispatch(ctx, cmd, b->pipes[passes[k].pipe], b->sets[passes[k].pipe][parity], &params, 0);
+				ctx->vk.vkCmdDispatchIndirect(cmd, b->args.buffer, passes[k].args);
+			}
+		}
+		gpu_barrier_all(ctx, cmd);
+		gpu_pipeline_dispatch(ctx, cmd, b->pipes[EXACT_CONTAIN], b->sets[EXACT_CONTAIN][0], &params, groups);
+		gpu_barrier_all(ctx, cmd);
+		TRY(gpu_submit_once(ctx, cmd));
+		VkMappedMemoryRange ranges[3] = {
+		    {VK_STRUCTURE_TYPE_MAPPED_MEMORY_RANGE, NULL, b->results.memory, 0, VK_WHOLE_SIZE},
+		    {VK_STRUCTURE_TYPE_MAPPED_MEMORY_RANGE, NULL, b->counters.memory, 0, VK_WHOLE_SIZE},
+		    {VK_STRUCTURE_TYPE_MAPPED_MEMORY_RANGE, NULL, b->list.memory, 0, VK_WHOLE_SIZE},
+		};
+		if (!b->results.coherent || !b->counters.coherent || !b->list.coherent)
+			VK_TRY(env, ctx->vk.vkInvalidateMappedMemoryRanges(ctx->device, 3, ranges));
+		const vkcol_pair_result *got = b->results.mapped;
+		uint32_t cpu_count = 0;
+		for (uint32_t i = 0; i < n; i++) {
+			results[at[i]] = got[i];
+			if (got[i].stage != VKCOL_STAGE_NONE)
+				continue;
+			// Left to the CPU (float could not decide), or rerun (an
+			// overflow). Until the CPU answers, the pair stays undecided, so
+			// that list_take skips what the device listed of it.
+			if (got[i].triangle_pairs == VKCOL_RESULT_FOR_CPU) {
+				results[at[i]].triangle_pairs = 0;
+				for_cpu[cpu_count++] = at[i];
+			} else {
+				rerun[(*rerun_count)++] = at[i];
+			}
+		}
+		if (sink)
+			list_take(b, at, n, results, sink);
+		for (uint32_t i = 0; i < cpu_count; i++) {
+			TRY(exact_on_cpu(ctx, &pairs[for_cpu[i]], for_cpu[i], &results[for_cpu[i]], sink));
+			if (stats) {
+				stats->cpu_fallbacks++;
+				stats->float_undecided++;
+			}
+		}
+		const uint32_t *counters = b->counters.mapped;
+		if (stats) {
+			stats->witness_accepted += counters[VKCOL_COUNTER_WITNESS];
+			stats->inner_ball_accepted += counters[VKCOL_COUNTER_BALLS];
+			for (uint32_t level = 0; level < b->levels && level < VKCOL_MAX_LEVELS; level++) {
+				uint32_t items = counters[VKCOL_COUNTER_LEVELS + level];
+				stats->level_items[level] += items;
+				if (items && level + 1 > stats->levels)
+					stats->levels = level + 1;
+			}
+		}
+	}
+cleanup:
+	return res;
+}
+
 // Answers the pairs a pass left undecided because a frontier overflowed
 // (rerun[0], *count of them): again in chunks a quarter the size, down to one
 // pair; a lone pair that still overflows is answered by the CPU reference.
 // No answer is dropped. b->chunk is restored.
 static vkcol_result settle_overflows(vkcol_context *ctx, exact_buffers *b, const vkcol_batch_desc *desc,
                                      vkcol_pair_result *results, uint64_t *rerun[2], uint64_t count, uint64_t *at,
-                                     list_sink *sink, uint64_t *fallbacks, vkcol_batch_stats *stats)
+                                     uint64_t *for_cpu, list_sink *sink, uint64_t *fallbacks,
+                                     vkcol_batch_stats *stats)
 {
 	vkcol_result res = VKCOL_SUCCESS;
 	uint32_t full = b->chunk, chunk_now = b->chunk;
@@ -1118,8 +1191,8 @@ static vkcol_result settle_overflows(vkcol_context *ctx, exact_buffers *b, const
 		b->chunk = chunk_now;
 		int next = cur ^ 1;
 		counts[next] = 0;
-		TRY(exact_pass(ctx, b, desc->pairs, rerun[cur], 0, counts[cur], results, rerun[next], &counts[next], at, sink,
-		               stats));
+		TRY(exact_pass(ctx, b, desc->pairs, rerun[cur], 0, counts[cur], results, rerun[next], &counts[next], at,
+		               for_cpu, sink, stats));
 		cur = next;
 	}
 cleanup:
@@ -1133,7 +1206,7 @@ static vkcol_result run_exact(vkcol_context *ctx, const vkcol_batch_desc *desc, 
 	const core_env *env = &ctx->env;
 	vkcol_result res = VKCOL_SUCCESS;
 	exact_buffers b = {0};
-	uint64_t *rerun[2] = {NULL, NULL}, *at = NULL;
+	uint64_t *rerun[2] = {NULL, NULL}, *at = NULL, *for_cpu = NULL;
 	uint32_t chunk = desc->chunk_pairs ? desc->chunk_pairs : EXACT_DEFAULT_CHUNK;
 	if ((uint64_t)chunk > desc->pair_count)
 		chunk = (uint32_t)desc->pair_count;
@@ -1152,8 +1225,8 @@ static vkcol_result run_exact(vkcol_context *ctx, const vkcol_batch_desc *desc, 
 	TRY(exact_buffers_create(ctx, chunk, list_capacity, flags, map_array, &b));
 	// Overflowed pairs are settled chunk by chunk, so these lists (and all
 	// host memory) stay bounded by the chunk, whatever the batch size.
-	for (int i = 0; i < 3; i++) {
-		uint64_t **list = i < 2 ? &rerun[i] : &at;
+	for (int i = 0; i < 4; i++) {
+		uint64_t **list = i < 2 ? &rerun[i] : i == 2 ? &at : &for_cpu;
 		*list = core_calloc(env, b.chunk, sizeof(uint64_t));
 		if (!*list) {
 			res = VKCOL_ERROR_OUT_OF_HOST_MEMORY;
@@ -1165,8 +1238,9 @@ static vkcol_result run_exact(vkcol_context *ctx, const vkcol_batch_desc *desc, 
 	for (uint64_t first = 0; first < desc->pair_count; first += b.chunk) {
 		uint64_t n = desc->pair_count - first < b.chunk ? desc->pair_count - first : b.chunk;
 		uint64_t overflowed = 0;
-		TRY(exact_pass(ctx, &b, desc->pairs, NULL, first, n, results, rerun[0], &overflowed, at, list, stats));
-		TRY(settle_overflows(ctx, &b, desc, results, rerun, overflowed, at, list, &fallbacks, stats));
+		TRY(exact_pass(ctx, &b, desc->pairs, NULL, first, n, results, rerun[0], &overflowed, at, for_cpu, list,
+		               stats));
+		TRY(settle_overflows(ctx, &b, desc, results, rerun, overflowed, at, for_cpu, list, &fallbacks, stats));
 		if (list)
 			list_close_chunk(results, first, n, list);
 		done = first + n;
@@ -1183,6 +1257,7 @@ cleanup:
 	for (int i = 0; i < 2; i++)
 		core_free(env, rerun[i]);
 	core_free(env, at);
+	core_free(env, for_cpu);
 	exact_buffers_free(ctx, &b);
 	return res;
 }
@@ -1321,7 +1396,7 @@ VKCOL_API vkcol_result vkcol_batch_run(vkcol_context *ctx, const vkcol_batch_des
 			}
 		}
 		uint64_t count = desc->pair_count - first < chunk ? desc->pair_count - first : chunk;
-		upload_pairs(ctx, &desc->pairs[first], count, NULL, f->pairs->mapped);
+		upload_pairs(ctx, &desc->pairs[first], count, NULL, false, f->pairs->mapped);
 		VkCommandBufferBeginInfo begin = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
 		                                  .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT};
 		VK_TRY(env, ctx->vk.vkBeginCommandBuffer(f->cmd, &begin));

@@ -400,6 +400,9 @@ static vkcol_result create_device(vkcol_context *ctx)
 	VkPhysicalDeviceFeatures supported, enabled = {0};
 	ctx->vki.vkGetPhysicalDeviceFeatures(ctx->physical_device, &supported);
 	enabled.imageCubeArray = supported.imageCubeArray;
+	// Exact mode's last triangle test runs in double where it can.
+	enabled.shaderFloat64 = supported.shaderFloat64;
+	ctx->float64 = supported.shaderFloat64;
 	VkDeviceCreateInfo info = {
 	    .sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO,
 	    .queueCreateInfoCount = 1,
@@ -511,6 +514,16 @@ static vkcol_result create_external(vkcol_context *ctx, const vkcol_external_dev
 		           ext->queue_family_index, ext->queue_index);
 		return VKCOL_ERROR_INVALID_ARGUMENT;
 	}
+	if (ext->shader_float64) {
+		VkPhysicalDeviceFeatures supported;
+		ctx->vki.vkGetPhysicalDeviceFeatures(ctx->physical_device, &supported);
+		if (!supported.shaderFloat64) {
+			CORE_ERROR(env, "external device: shader_float64 is set, but the physical device lacks the "
+			                "shaderFloat64 feature");
+			return VKCOL_ERROR_UNSUPPORTED;
+		}
+	}
+	ctx->float64 = ext->shader_float64;
 	// The library never touches the caller's instance-level debug state;
 	// validation of external devices is the caller's.
 	return finish_setup(ctx, ext->queue_index);

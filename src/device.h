@@ -77,6 +77,10 @@ struct vkcol_context {
 	VkDebugUtilsMessengerEXT messenger;
 	uint64_t validation_messages;
 
+	// The device has shaderFloat64 enabled: exact mode's last triangle test
+	// runs in double (tri_distance.glsl).
+	bool float64;
+
 	VkPhysicalDeviceProperties props;
 	VkPhysicalDeviceMemoryProperties memory_props;
 	uint32_t subgroup_size;
@@ -104,6 +108,7 @@ struct vkcol_context {
 	uint32_t approx_job_capacity_override;   // tests: > 0 sets approx mode's cluster jobs per chunk
 	uint32_t approx_group_capacity_override; // tests: > 0 sets approx mode's group jobs per chunk
 	uint32_t traverse_budget_override;   // tests and benchmarks: > 0 sets the depth-first steps per traversal item
+	bool float64_off;                    // tests: exact mode runs its float path (as without shaderFloat64)
 };
 
 // Loads volk's copy of the loader once per process (thread-safe, idempotent).

@@ -248,6 +248,20 @@ void gpu_pipeline_dispatch(vkcol_context *ctx, VkCommandBuffer cmd, const gpu_pi
 	ctx->vk.vkCmdDispatch(cmd, x, y, 1);
 }
 
+pipeline_id pipeline_exact(const vkcol_context *ctx, pipeline_id id)
+{
+	if (!ctx->float64 || ctx->float64_off)
+		return id;
+	switch (id) {
+	case PIPELINE_EXACT_SETUP: return PIPELINE_EXACT_SETUP_FP64;
+	case PIPELINE_EXACT_SEARCH: return PIPELINE_EXACT_SEARCH_FP64;
+	case PIPELINE_EXACT_WALK: return PIPELINE_EXACT_WALK_FP64;
+	case PIPELINE_EXACT_CONTAIN: return PIPELINE_EXACT_CONTAIN_FP64;
+	case PIPELINE_EXACT_CONFIRM: return PIPELINE_EXACT_CONFIRM_FP64;
+	default: return id;
+	}
+}
+
 vkcol_result pipeline_get(vkcol_context *ctx, pipeline_id id, gpu_pipeline **out)
 {
 	return pipeline_get_for_maps(ctx, id, VKCOL_MAP_ARRAYS, out);
@@ -292,6 +306,18 @@ vkcol_result pipeline_get_for_maps(vkcol_context *ctx, pipeline_id id, uint32_t 
 	                                  "exact_triangles", false, 0, EXACT_TEXEL_BUFFERS},
 	    [PIPELINE_EXACT_WALK] = {&shader_exact_setup, 14, sizeof(vkcol_exact_params), VKCOL_MAP_ARRAYS,
 	                             "exact_setup (walk)", true, 2, EXACT_TEXEL_BUFFERS},
+	    [PIPELINE_EXACT_CONFIRM] = {&shader_exact_confirm, 14, sizeof(vkcol_exact_params), VKCOL_MAP_ARRAYS,
+	                                "exact_confirm", false, 0, EXACT_TEXEL_BUFFERS},
+	    [PIPELINE_EXACT_SETUP_FP64] = {&shader_exact_setup_fp64, 14, sizeof(vkcol_exact_params), VKCOL_MAP_ARRAYS,
+	                                   "exact_setup (double)", true, 0, EXACT_TEXEL_BUFFERS},
+	    [PIPELINE_EXACT_SEARCH_FP64] = {&shader_exact_setup_fp64, 14, sizeof(vkcol_exact_params), VKCOL_MAP_ARRAYS,
+	                                    "exact_setup (search, double)", true, 1, EXACT_TEXEL_BUFFERS},
+	    [PIPELINE_EXACT_WALK_FP64] = {&shader_exact_setup_fp64, 14, sizeof(vkcol_exact_params), VKCOL_MAP_ARRAYS,
+	                                  "exact_setup (walk, double)", true, 2, EXACT_TEXEL_BUFFERS},
+	    [PIPELINE_EXACT_CONTAIN_FP64] = {&shader_exact_contain_fp64, 14, sizeof(vkcol_exact_params),
+	                                     VKCOL_MAP_ARRAYS, "exact_contain (double)", false, 0, EXACT_TEXEL_BUFFERS},
+	    [PIPELINE_EXACT_CONFIRM_FP64] = {&shader_exact_confirm_fp64, 14, sizeof(vkcol_exact_params),
+	                                     VKCOL_MAP_ARRAYS, "exact_confirm (double)", false, 0, EXACT_TEXEL_BUFFERS},
 	};
 	*out = NULL;
 	if ((unsigned)id >= PIPELINE_COUNT || map_array > VKCOL_MAP_ARRAYS)

@@ -81,6 +81,14 @@ typedef enum pipeline_id {
 	PIPELINE_EXACT_SEARCH,    // exact_setup.comp, variant 1
 	PIPELINE_EXACT_TRIANGLES, // exact_leaves.comp, variant 1
 	PIPELINE_EXACT_WALK,      // exact_setup.comp, variant 2
+	PIPELINE_EXACT_CONFIRM,   // exact_leaves.comp, variant 2
+	// The exact pipelines whose shaders work in double, for devices with
+	// shaderFloat64 (pipeline_exact picks them).
+	PIPELINE_EXACT_SETUP_FP64,
+	PIPELINE_EXACT_SEARCH_FP64,
+	PIPELINE_EXACT_WALK_FP64,
+	PIPELINE_EXACT_CONTAIN_FP64,
+	PIPELINE_EXACT_CONFIRM_FP64,
 	PIPELINE_COUNT
 } pipeline_id;
 
@@ -95,6 +103,10 @@ typedef enum pipeline_id {
 #define APPROX_TEXEL_BUFFERS 5
 
 vkcol_result pipeline_get(vkcol_context *ctx, pipeline_id id, gpu_pipeline **out);
+
+// The id of exact mode's pipeline `id` for this device: its double variant
+// where the context runs exact mode in double (shaderFloat64), else id.
+pipeline_id pipeline_exact(const vkcol_context *ctx, pipeline_id id);
 // The pipelines whose shaders sample the cube maps (approx mode's four and
 // exact mode's setup pass): specialized for map_array, the cube array every
 // map of the batch lies in, or VKCOL_MAP_ARRAYS when the batch mixes them.

@@ -17,6 +17,7 @@
 #include "reference.h"
 
 #include "device.h"
+#include "tri_dist.h"
 #include "vec3d.h"
 
 #include <math.h>
@@ -440,6 +441,80 @@ bool ref_surfaces_intersect(const mesh_cpu *a, const mesh_cpu *b, const ref_tran
 	return found;
 }
 
+// Distance between two boxes (0 when they overlap).
+static double box_distance(const box3 *a, const box3 *b)
+{
+	double d2 = 0.0;
+	for (int i = 0; i < 3; ++i) {
+		double gap = fmax(fmax(b->lo[i] - a->hi[i], a->lo[i] - b->hi[i]), 0.0);
+		d2 += gap * gap;
+	}
+	return sqrt(d2);
+}
+
+// A leaf's triangle i (tree order) in A's frame (b_in_a: NULL for A itself).
+static void leaf_triangle(const mesh_cpu *m, uint32_t i, const ref_transform *b_in_a, double out[3][3])
+{
+	const uint32_t *t = m->indices + 3 * (size_t)m->tree.triangles[i];
+	for (int c = 0; c < 3; ++c) {
+		double v[3];
+		load_vertex(m, t[c], v);
+		if (b_in_a)
+			transform_point(b_in_a, v, out[c]);
+		else
+			memcpy(out[c], v, sizeof(v));
+	}
+}
+
+double ref_surface_distance(const mesh_cpu *a, const mesh_cpu *b, const ref_transform *b_in_a)
+{
+	double best = INFINITY;
+	if (a == NULL || b == NULL || b_in_a == NULL || a->tree.nodes == NULL || b->tree.nodes == NULL)
+		return best;
+	uint32_t stack[REF_STACK_SIZE][2];
+	uint32_t top = 0;
+	stack[top][0] = 0;
+	stack[top][1] = 0;
+	top++;
+	while (top > 0 && best > 0.0) {
+		top--;
+		uint32_t ia = stack[top][0], ib = stack[top][1];
+		const vkcol_gpu_node *na = &a->tree.nodes[ia], *nb = &b->tree.nodes[ib];
+		box3 ba = node_box(na), bb = transformed_box(nb, b_in_a);
+		if (box_distance(&ba, &bb) >= best)
+			continue;
+		bool leaf_a = na->count > 0, leaf_b = nb->count > 0;
+		if (leaf_a && leaf_b) {
+			for (uint32_t j = nb->first; j < nb->first + nb->count; ++j) {
+				double q[3][3];
+				leaf_triangle(b, j, b_in_a, q);
+				for (uint32_t i = na->first; i < na->first + na->count; ++i) {
+					double p[3][3];
+					leaf_triangle(a, i, NULL, p);
+					best = fmin(best, tri_tri_distance((const double(*)[3])p, (const double(*)[3])q));
+				}
+			}
+			continue;
+		}
+		// Split as ref_surface_pairs does; the nearer child is pushed last,
+		// so it is searched first and the bound tightens early.
+		bool split_a = !leaf_a && (leaf_b || box_size(na) >= box_size(nb));
+		uint32_t c0[2] = {split_a ? na->first : ia, split_a ? ib : nb->first};
+		uint32_t c1[2] = {split_a ? na->first + 1 : ia, split_a ? ib : nb->first + 1};
+		box3 x0 = split_a ? node_box(&a->tree.nodes[c0[0]]) : transformed_box(&b->tree.nodes[c0[1]], b_in_a);
+		box3 x1 = split_a ? node_box(&a->tree.nodes[c1[0]]) : transformed_box(&b->tree.nodes[c1[1]], b_in_a);
+		const box3 *other = split_a ? &bb : &ba;
+		bool first_nearer = box_distance(&x0, other) <= box_distance(&x1, other);
+		const uint32_t *near = first_nearer ? c0 : c1, *far = first_nearer ? c1 : c0;
+		stack[top][0] = far[0];
+		stack[top][1] = far[1];
+		stack[top + 1][0] = near[0];
+		stack[top + 1][1] = near[1];
+		top += 2;
+	}
+	return best;
+}
+
 // ---------------------------------------------------------------------------
 // Full semantics
 
@@ -570,27 +645,51 @@ bool ref_collide(const mesh_cpu *a, const mesh_cpu *b, const ref_transform *b_in
 	return collide_env(&env, a, b, b_in_a);
 }
 
-VKCOL_API vkcol_result vkcol_reference_collide(const vkcol_context *ctx, const vkcol_pair *pair, bool *collide)
+// The two meshes of a public reference call's pair and B's frame in A's;
+// logs what is wrong (naming the call) and returns its error.
+static vkcol_result reference_pair(const vkcol_context *ctx, const vkcol_pair *pair, bool outputs_given,
+                                   const char *call, const mesh_cpu **a, const mesh_cpu **b, ref_transform *rel)
 {
-	if (collide != NULL)
-		*collide = false;
-	if (ctx == NULL || pair == NULL || collide == NULL) {
+	if (ctx == NULL || pair == NULL || !outputs_given) {
 		if (ctx != NULL)
-			CORE_ERROR(&ctx->env, "vkcol_reference_collide: pair and collide must not be NULL");
+			CORE_ERROR(&ctx->env, "%s: the pair and the outputs must not be NULL", call);
 		return VKCOL_ERROR_INVALID_ARGUMENT;
 	}
 	const mesh_slot *sa = device_mesh_slot(ctx, pair->a);
 	const mesh_slot *sb = device_mesh_slot(ctx, pair->b);
 	if (sa == NULL || sb == NULL)
 		return VKCOL_ERROR_INVALID_HANDLE;
-	ref_transform rel;
-	if (!ref_pair_transform(&sa->cpu, &sb->cpu, &pair->pose_a, &pair->pose_b, &rel)) {
-		CORE_ERROR(&ctx->env, "vkcol_reference_collide: a pose has a zero or non-finite rotation, or a "
-		                      "non-finite translation");
+	if (!ref_pair_transform(&sa->cpu, &sb->cpu, &pair->pose_a, &pair->pose_b, rel)) {
+		CORE_ERROR(&ctx->env, "%s: a pose has a zero or non-finite rotation, or a non-finite translation", call);
 		return VKCOL_ERROR_INVALID_ARGUMENT;
 	}
-	*collide = collide_env(&ctx->env, &sa->cpu, &sb->cpu, &rel);
+	*a = &sa->cpu;
+	*b = &sb->cpu;
 	return VKCOL_SUCCESS;
+}
+
+VKCOL_API vkcol_result vkcol_reference_collide(const vkcol_context *ctx, const vkcol_pair *pair, bool *collide)
+{
+	if (collide != NULL)
+		*collide = false;
+	const mesh_cpu *a, *b;
+	ref_transform rel;
+	vkcol_result res = reference_pair(ctx, pair, collide != NULL, "vkcol_reference_collide", &a, &b, &rel);
+	if (res == VKCOL_SUCCESS)
+		*collide = collide_env(&ctx->env, a, b, &rel);
+	return res;
+}
+
+VKCOL_API vkcol_result vkcol_reference_distance(const vkcol_context *ctx, const vkcol_pair *pair, double *distance)
+{
+	if (distance != NULL)
+		*distance = INFINITY;
+	const mesh_cpu *a, *b;
+	ref_transform rel;
+	vkcol_result res = reference_pair(ctx, pair, distance != NULL, "vkcol_reference_distance", &a, &b, &rel);
+	if (res == VKCOL_SUCCESS)
+		*distance = ref_surface_distance(a, b, &rel);
+	return res;
 }
 
 typedef struct pair_collector {
@@ -631,25 +730,43 @@ VKCOL_API vkcol_result vkcol_reference_triangle_pairs(const vkcol_context *ctx, 
 {
 	if (count != NULL)
 		*count = 0;
-	if (ctx == NULL || pair == NULL || count == NULL || (capacity > 0 && entries == NULL)) {
-		if (ctx != NULL)
-			CORE_ERROR(&ctx->env, "vkcol_reference_triangle_pairs: pair, count and (with a capacity) entries "
-			                      "must not be NULL");
-		return VKCOL_ERROR_INVALID_ARGUMENT;
-	}
-	const mesh_slot *sa = device_mesh_slot(ctx, pair->a);
-	const mesh_slot *sb = device_mesh_slot(ctx, pair->b);
-	if (sa == NULL || sb == NULL)
-		return VKCOL_ERROR_INVALID_HANDLE;
+	const mesh_cpu *a, *b;
 	ref_transform rel;
-	if (!ref_pair_transform(&sa->cpu, &sb->cpu, &pair->pose_a, &pair->pose_b, &rel)) {
-		CORE_ERROR(&ctx->env, "vkcol_reference_triangle_pairs: a pose has a zero or non-finite rotation, or a "
-		                      "non-finite translation");
-		return VKCOL_ERROR_INVALID_ARGUMENT;
-	}
+	vkcol_result res = reference_pair(ctx, pair, count != NULL && (capacity == 0 || entries != NULL),
+	                                  "vkcol_reference_triangle_pairs", &a, &b, &rel);
+	if (res != VKCOL_SUCCESS)
+		return res;
 	pair_collector c = {entries, capacity, 0};
-	ref_surface_pairs(&sa->cpu, &sb->cpu, &rel, collect_pair, &c);
+	ref_surface_pairs(a, b, &rel, collect_pair, &c);
 	ref_sort_triangle_pairs(entries, c.count < capacity ? c.count : capacity);
 	*count = c.count;
 	return VKCOL_SUCCESS;
+}
+
+// The largest absolute coordinate of m's stored box.
+static double box_magnitude(const mesh_cpu *m)
+{
+	double mag = 0.0;
+	for (int k = 0; k < 3; ++k)
+		mag = fmax(mag, fmax(fabs(m->aabb_min[k]), fabs(m->aabb_max[k])));
+	return mag;
+}
+
+double ref_touch_distance(const mesh_cpu *a, const mesh_cpu *b, const ref_transform *b_in_a)
+{
+	double t = sqrt(dot3(b_in_a->t, b_in_a->t));
+	double magnitude = fmax(box_magnitude(a), t + box_magnitude(b));
+	return 2e-6 * fmin(a->sphere_radius, b->sphere_radius) + 1e-12 * magnitude;
+}
+
+VKCOL_API vkcol_result vkcol_pair_touch_distance(const vkcol_context *ctx, const vkcol_pair *pair, double *distance)
+{
+	if (distance != NULL)
+		*distance = 0.0;
+	const mesh_cpu *a, *b;
+	ref_transform rel;
+	vkcol_result res = reference_pair(ctx, pair, distance != NULL, "vkcol_pair_touch_distance", &a, &b, &rel);
+	if (res == VKCOL_SUCCESS)
+		*distance = ref_touch_distance(a, b, &rel);
+	return res;
 }

@@ -51,6 +51,18 @@ typedef bool (*ref_pair_visit)(void *user, uint32_t triangle_a, uint32_t triangl
 bool ref_surface_pairs(const mesh_cpu *a, const mesh_cpu *b, const ref_transform *b_in_a, ref_pair_visit visit,
                        void *user);
 
+// The least distance between a's triangles and b's (b in a's frame by
+// b_in_a), in double: 0 when the surfaces touch or cross. A solid inside
+// another is at a positive distance from it, though the two collide.
+// +inf when a mesh has no tree.
+double ref_surface_distance(const mesh_cpu *a, const mesh_cpu *b, const ref_transform *b_in_a);
+
+// Exact mode's touching distance for a and b (b in a's frame by b_in_a),
+// as the shaders compute it (pair_touch_distance in exact_common.glsl):
+// 2e-6 of the smaller bounding radius plus 1e-12 of the coordinates'
+// magnitude.
+double ref_touch_distance(const mesh_cpu *a, const mesh_cpu *b, const ref_transform *b_in_a);
+
 // Sorts by (pair, triangle_a, triangle_b).
 void ref_sort_triangle_pairs(vkcol_triangle_pair *entries, uint64_t count);
 

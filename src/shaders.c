@@ -71,3 +71,23 @@ static const uint32_t exact_triangles_spv[] = {
 #include "exact_triangles.spv.inc"
 };
 const shader_code shader_exact_triangles = {exact_triangles_spv, sizeof(exact_triangles_spv)};
+
+static const uint32_t exact_setup_fp64_spv[] = {
+#include "exact_setup_fp64.spv.inc"
+};
+const shader_code shader_exact_setup_fp64 = {exact_setup_fp64_spv, sizeof(exact_setup_fp64_spv)};
+
+static const uint32_t exact_confirm_spv[] = {
+#include "exact_confirm.spv.inc"
+};
+const shader_code shader_exact_confirm = {exact_confirm_spv, sizeof(exact_confirm_spv)};
+
+static const uint32_t exact_confirm_fp64_spv[] = {
+#include "exact_confirm_fp64.spv.inc"
+};
+const shader_code shader_exact_confirm_fp64 = {exact_confirm_fp64_spv, sizeof(exact_confirm_fp64_spv)};
+
+static const uint32_t exact_contain_fp64_spv[] = {
+#include "exact_contain_fp64.spv.inc"
+};
+const shader_code shader_exact_contain_fp64 = {exact_contain_fp64_spv, sizeof(exact_contain_fp64_spv)};

@@ -25,3 +25,8 @@ extern const shader_code shader_exact_dive;
 extern const shader_code shader_exact_contain;
 extern const shader_code shader_exact_leaves;
 extern const shader_code shader_exact_triangles; // exact_leaves.comp, variant 1
+extern const shader_code shader_exact_confirm;   // exact_leaves.comp, variant 2
+// In double (VKCOL_FP64), for devices with shaderFloat64.
+extern const shader_code shader_exact_setup_fp64;
+extern const shader_code shader_exact_confirm_fp64;
+extern const shader_code shader_exact_contain_fp64;
