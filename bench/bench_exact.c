@@ -3,9 +3,10 @@
 //  (a) correctness: vkcol_batch_run in exact mode against the
 //      double-precision reference (vkcol_reference_collide) on every pose,
 //      with and without stage 1's early accept; each disagreement is
-//      classified as inside the touching band (the reference's own answer
-//      flips when B moves by +-band x (rA + rB) along the line between the
-//      centres) or outside it, which must never happen;
+//      classified as inside the touching band (exact mode said collide and
+//      the reference's distance between the surfaces is at most the pair's
+//      touching distance, vkcol_pair_touch_distance) or outside it (any
+//      other), which must never happen;
 //  (b) the work: one stats-enabled batch per setting gives the traversal
 //      frontier per level, reruns, CPU fallbacks, witness accepts;
 //  (c) speed: median pairs per second of vkcol_batch_run per batch size,
@@ -32,7 +33,6 @@
 typedef struct options {
 	bench_options common;
 	uint64_t correctness_poses;
-	double band;         // half-width of the touching band, in units of rA + rB
 	uint32_t resolution; // cube map of both meshes (stage 1)
 	const char *peer_names[MAX_PEERS], *peer_files[MAX_PEERS];
 	int peer_count;
@@ -42,8 +42,6 @@ typedef struct options {
 // The usage lines of bench_exact's own options.
 static const char own_usage[] =
 	"  --correctness N          poses checked against the reference (default 100000; 0 = skip)\n"
-	"  --band E                 touching band: a disagreement is in it when the reference's\n"
-	"                           answer flips with B moved by +-E x (rA + rB) (default 1e-5)\n"
 	"  --resolution N           cube-map resolution of both meshes (default 64)\n"
 	"  --peer NAME=FILE         score another tool's 0/1 answers against the reference\n"
 	"                           (up to 4; a shorter file is scored on the first poses)\n"
@@ -58,8 +56,6 @@ static int exact_option(void *user, const char *arg, const char *value)
 		return 0; // each of them takes a value
 	if (!strcmp(arg, "--correctness")) {
 		opt->correctness_poses = strtoull(value, NULL, 10), opt->set_correctness = true;
-	} else if (!strcmp(arg, "--band")) {
-		opt->band = atof(value);
 	} else if (!strcmp(arg, "--resolution")) {
 		opt->resolution = (uint32_t)strtoul(value, NULL, 10);
 	} else if (!strcmp(arg, "--peer")) {
@@ -80,10 +76,10 @@ static int exact_option(void *user, const char *arg, const char *value)
 
 static void parse_options(int argc, char **argv, options *opt)
 {
-	*opt = (options){.correctness_poses = 100000, .band = 1e-5, .resolution = 64};
+	*opt = (options){.correctness_poses = 100000, .resolution = 64};
 	bench_options_init(&opt->common, "bench_exact");
 	bench_parse_args(&opt->common, argc, argv, exact_option, opt, own_usage);
-	if (!bench_options_finish(&opt->common) || !(opt->band > 0))
+	if (!bench_options_finish(&opt->common))
 		bench_usage(own_usage);
 	uint32_t res = opt->resolution;
 	if (res < 4 || res > 1024 || (res & (res - 1)))
@@ -95,43 +91,18 @@ static void parse_options(int argc, char **argv, options *opt)
 // ---------------------------------------------------------------------------
 // The touching band
 
-// B's bounding-box centre in A's frame, R(q) cB + t, in double from the
-// float pose (the quaternion normalised as the library does).
-static void centre_of_b(const vkcol_pose *pose, const double cb[3], double out[3])
+// Is a disagreement within the touching band: exact mode said collide where
+// the reference says not, and the reference's distance between the
+// surfaces is at most the pair's touching distance? A false negative never
+// is. Returns 1 or 0, or -1 on a library error; *apart: that distance.
+static int in_band(vkcol_context *ctx, const vkcol_pair *pair, bool want, double *apart)
 {
-	double w = pose->rotation[0], x = pose->rotation[1], y = pose->rotation[2], z = pose->rotation[3];
-	double n = sqrt(w * w + x * x + y * y + z * z);
-	w /= n, x /= n, y /= n, z /= n;
-	const float *t = pose->translation;
-	out[0] = (1.0 - 2.0 * (y * y + z * z)) * cb[0] + 2.0 * (x * y - w * z) * cb[1] + 2.0 * (x * z + w * y) * cb[2] + t[0];
-	out[1] = 2.0 * (x * y + w * z) * cb[0] + (1.0 - 2.0 * (x * x + z * z)) * cb[1] + 2.0 * (y * z - w * x) * cb[2] + t[1];
-	out[2] = 2.0 * (x * z - w * y) * cb[0] + 2.0 * (y * z + w * x) * cb[1] + (1.0 - 2.0 * (x * x + y * y)) * cb[2] + t[2];
-}
-
-// Is the pair within the touching band: does the reference's answer (want)
-// change when B's translation moves by +-band x (rA + rB) along the
-// direction from A's centre to B's? Returns 1 or 0, or -1 on a library error.
-static int in_band(vkcol_context *ctx, const vkcol_pair *pair, const bench_pair *p, double band, bool want)
-{
-	double cb[3], d[3], length = 0.0;
-	centre_of_b(&pair->pose_b, p->bounds_b.centre, cb);
-	for (int k = 0; k < 3; k++)
-		d[k] = cb[k] - p->bounds_a.centre[k], length += d[k] * d[k];
-	length = sqrt(length);
-	for (int k = 0; k < 3; k++)
-		d[k] = length > 0.0 ? d[k] / length : (k == 0);
-	double step = band * (p->bounds_a.radius + p->bounds_b.radius);
-	for (int s = -1; s <= 1; s += 2) {
-		vkcol_pair moved = *pair;
-		for (int k = 0; k < 3; k++)
-			moved.pose_b.translation[k] = (float)((double)pair->pose_b.translation[k] + s * step * d[k]);
-		bool other = want;
-		if (vkcol_reference_collide(ctx, &moved, &other) != VKCOL_SUCCESS)
-			return -1;
-		if (other != want)
-			return 1;
-	}
-	return 0;
+	double touch = 0.0;
+	*apart = 0.0;
+	if (vkcol_reference_distance(ctx, pair, apart) != VKCOL_SUCCESS ||
+	    vkcol_pair_touch_distance(ctx, pair, &touch) != VKCOL_SUCCESS)
+		return -1;
+	return !want && *apart <= touch;
 }
 
 // ---------------------------------------------------------------------------
@@ -190,7 +161,8 @@ static int check_run(FILE *out, const options *opt, vkcol_context *ctx, const be
 		if (exact == want)
 			continue;
 		fp += exact, fn += want;
-		int near = in_band(ctx, &pairs[i], p, opt->band, want);
+		double apart;
+		int near = in_band(ctx, &pairs[i], want, &apart);
 		if (near < 0)
 			bench_die("vkcol_reference_collide failed%s", "");
 		if (near) {
@@ -236,9 +208,9 @@ static int correctness_json(FILE *out, const options *opt, vkcol_context *ctx, c
 	unsigned char *answers = bench_calloc(count, 1);
 	double t0 = bench_now();
 	const char *error = bench_reference_answers(p, p->poses, count, o->threads, o->validation, answers);
-	fprintf(out, "  \"correctness\": {\"poses\": %zu, \"band\": %.9g, \"band_length\": %.9g, \"reference_threads\": %d"
+	fprintf(out, "  \"correctness\": {\"poses\": %zu, \"band\": \"touching distance\", \"reference_threads\": %d"
 	        ", \"reference_seconds\": %.6g",
-	        count, opt->band, opt->band * (p->bounds_a.radius + p->bounds_b.radius), o->threads, bench_now() - t0);
+	        count, o->threads, bench_now() - t0);
 	int status = 0;
 	if (error) {
 		fprintf(out, ", \"error\": ");

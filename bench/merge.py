@@ -330,9 +330,9 @@ def exact(args):
 			      f"{fmt(s['ratio_over_fcl'], '7.2f')} {fmt(s['ratio_no_early_accept_over_fcl'], '7.2f')} "
 			      f"{fmt(s['ratio_over_bullet'], '7.1f')} {fmt(s['ratio_no_early_accept_over_bullet'], '7.1f')}")
 
-	band = conf.get("band")
-	print(f"\ncorrectness against the reference: disagreements outside the touching band (+-{band} x (rA + rB)) "
-	      "/ inside it, early accept on | off; the peers' false positives/negatives on the same poses")
+	print("\ncorrectness against the reference: disagreements outside the touching band (exact mode says collide "
+	      "and the surfaces are at most the touching distance apart) / inside it, early accept on | off; the peers' "
+	      "false positives/negatives on the same poses")
 	print(f"{'pair':24} {'poses':>7} {'random':>13} {'FCL':>11} {'Bullet':>11} {'near':>6} {'near':>13} {'FCL':>11} {'Bullet':>11}")
 	for r in summary:
 		cells = []

@@ -853,6 +853,56 @@ def test_collide_verify():
         check(len(lines) == 2 and "1 poses, 1 agree" in lines[0] and "bad.txt:2:9:" in lines[1], r.describe())
 
 
+def test_collide_degenerate_triangles():
+    # A "segment" triangle (first and third corner equal) and a "point"
+    # triangle 2.98 apart: exact mode agrees with the reference (no
+    # collision) and lists no triangle pair.
+    with tempfile.TemporaryDirectory() as d:
+        a = write(d, "a.obj", "v -66.724846 1.179926 10.029461\nv -57.915882 6.628378 1.958869\nf 1 2 1\n")
+        b = write(d, "b.obj", "v -66.724846 1.234471 -28.696123\nf 1 1 1\n")
+        poses = write(d, "p.txt", "0.2181380949303463 0.12753604558997039 -0.96124160581086548 "
+                      "0.11029462304927259 -135.76464302488543 -17.782028867856638 11.631106874534117\n")
+        pairs = os.path.join(d, "pairs.csv")
+        r = collide(poses, "--verify", "--triangle-pairs", pairs, a=a, b=b)
+        expect_exit(r, 0)
+        rows = parse_csv(r.stdout)
+        check(len(rows) == 1 and not rows[0]["collide"] and rows[0]["triangle_pairs"] == 0, r.describe())
+        check("1 poses, 1 agree" in r.stderr and "0 false positives" in r.stderr, r.describe())
+        with open(pairs) as f:
+            check(f.read().splitlines() == ["index,triangle_a,triangle_b"], "triangle pairs listed")
+
+
+def test_collide_verify_disagreements():
+    # Approx mode at a coarse resolution disagrees with the reference on some
+    # of the example's torus poses: --verify names the first 10, each with
+    # its index, line and the surfaces' distance from the reference, then
+    # the summary.
+    with tempfile.TemporaryDirectory() as d:
+        with open(os.path.join(EXAMPLES, "poses.txt")) as f:
+            lines = [l for l in f.read().splitlines() if l and not l.startswith("#")][:300]
+        path = write(d, "poses.txt", "\n".join(lines) + "\n")
+        torus = os.path.join(EXAMPLES, "torus.obj")
+        r = collide(path, "--verify", "--mode", "approx", "--resolution", "4", a=torus, b=torus)
+        expect_exit(r, 0)
+        told = [l for l in r.stderr.splitlines() if l.startswith("vkcollide: verify: pose ")]
+        summary = [l for l in r.stderr.splitlines() if re.match(r"vkcollide: verify: \d+ poses", l)]
+        check(len(summary) == 1, r.describe())
+        m = re.search(r"(\d+) false positives, (\d+) false negatives", summary[0])
+        wrong = int(m.group(1)) + int(m.group(2))
+        check(wrong > 0, "approx mode at resolution 4 agrees everywhere: no disagreement to show\n" + r.describe())
+        check(len(told) == min(wrong, 10), "%d disagreements, %d described\n%s" % (wrong, len(told), r.describe()))
+        rows = parse_csv(r.stdout)
+        for line in told:
+            m = re.match(r"vkcollide: verify: pose (\d+) \(line (\d+)\): approx mode says (collide|no collision), "
+                         r"the reference (collide|no collision); surfaces ([0-9.e+-]+) apart$", line)
+            check(m and m.group(3) != m.group(4), line)
+            index = int(m.group(1))
+            check(rows[index]["line"] == int(m.group(2)) and rows[index]["collide"] == (m.group(3) == "collide"), line)
+            # Surfaces that cross are 0 apart; a pose the reference says
+            # does not collide is at a positive distance.
+            check(m.group(4) == "collide" or float(m.group(5)) > 0.0, line)
+
+
 def test_collide_many_poses():
     # 300,000 poses, alternately a hit and a miss (a comment every 1000
     # lines): streamed across blocks, every answer in order, on the line it

@@ -291,6 +291,7 @@ typedef struct collide_job {
 
 	// --verify
 	uint64_t verified, agree, false_positive, false_negative, reference_collide;
+	const char *mode_name;
 
 	// --triangle-pairs: tri_out is NULL when not listing. The rows written
 	// are every intersecting pair of the poses in order until the list stops
@@ -485,6 +486,9 @@ static bool write_block(collide_job *job, uint32_t n)
 	return fflush(job->out) == 0 && !ferror(job->out);
 }
 
+// Disagreements --verify describes one by one; the rest are counted.
+#define VERIFY_SHOWN 10
+
 // Answers the first n poses of the block with the reference, stopping early
 // on an interrupt.
 static vkcol_result verify_block(collide_job *job, uint32_t n)
@@ -500,13 +504,31 @@ static vkcol_result verify_block(collide_job *job, uint32_t n)
 		job->agree += got == exact;
 		job->false_positive += got && !exact;
 		job->false_negative += !got && exact;
+		// The first disagreements, with how far apart the surfaces are, so
+		// that one can see whether a pose lies within the touching distance.
+		if (got != exact && job->false_positive + job->false_negative <= VERIFY_SHOWN) {
+			double apart = 0.0, touch = 0.0;
+			r = vkcol_reference_distance(job->ctx, &job->pairs[i], &apart);
+			if (r == VKCOL_SUCCESS)
+				r = vkcol_pair_touch_distance(job->ctx, &job->pairs[i], &touch);
+			if (r != VKCOL_SUCCESS)
+				return r;
+			char band[64] = "";
+			if (job->mode != VKCOL_MODE_APPROX)
+				snprintf(band, sizeof(band), " (exact mode's touching distance %.3g)", touch);
+			progress_clear(&job->progress);
+			error_line("verify: pose %llu (line %llu): %s mode says %s, the reference %s; surfaces %.9g apart%s",
+			           (unsigned long long)(job->answered + i), (unsigned long long)job->lines[i], job->mode_name,
+			           got ? "collide" : "no collision", exact ? "collide" : "no collision", apart, band);
+		}
 		progress_show(&job->progress, job->answered + i + 1, job->collide);
 	}
 	return VKCOL_SUCCESS;
 }
 
-static void print_verify_summary(const collide_job *job, const char *mode_name)
+static void print_verify_summary(const collide_job *job)
 {
+	const char *mode_name = job->mode_name;
 	char poses[32], agree[32], fp[32], fn[32], ref[32];
 	format_count(job->verified, poses, sizeof(poses));
 	format_count(job->agree, agree, sizeof(agree));
@@ -800,7 +822,7 @@ static int stream_poses(collide_job *job, pose_reader *reader, const char *mode_
 	}
 	progress_clear(&job->progress);
 	if (job->verify)
-		print_verify_summary(job, mode_name);
+		print_verify_summary(job);
 	if (job->tri_stopped)
 		print_triangles_stopped(job);
 	switch (status) {
@@ -880,6 +902,7 @@ static int cmd_collide(const command *cmd, int argc, char **argv)
 	job.mip = args.mip;
 	job.jsonl = args.jsonl;
 	job.verify = args.verify;
+	job.mode_name = args.mode_name;
 	status = probe_mode(&job);
 	if (status != 0)
 		goto cleanup;
