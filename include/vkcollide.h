@@ -181,16 +181,19 @@ typedef struct vkcol_device_info {
 /// desc may be NULL (all defaults). *out is NULL on failure.
 VKCOL_API vkcol_result vkcol_context_create(const vkcol_context_desc *desc, vkcol_context **out);
 
-/// Waits for the device to be idle, then frees everything the context owns:
-/// meshes, buffers, pipelines and, unless external, the device and instance.
-/// NULL is accepted.
+/// Frees everything the context owns: meshes, buffers, pipelines and, unless
+/// external, the device and instance. With a device of its own it first waits
+/// for that device to be idle. With an external device it waits for nothing:
+/// every library call has already waited for its own submissions, and the
+/// caller's work on the device is the caller's to finish (the library's
+/// objects are destroyed, the caller's are left alone). NULL is accepted.
 VKCOL_API void vkcol_context_destroy(vkcol_context *ctx);
 
 /// Describes the device the context runs on.
 VKCOL_API vkcol_result vkcol_context_get_device_info(const vkcol_context *ctx, vkcol_device_info *out);
 
 /// Number of validation-layer messages of warning or error severity seen since
-/// the context was created. Always 0 when validation is off. Tests assert 0.
+/// the context was created. Always 0 when validation is off.
 VKCOL_API uint64_t vkcol_context_validation_message_count(const vkcol_context *ctx);
 
 /// Lists the Vulkan devices without creating a context. Writes at most
@@ -222,7 +225,8 @@ typedef struct vkcol_mesh_desc {
 	/// Edge length of the distance cube map in texels, a power of two in
 	/// 4 .. 1024. 0 = 64. A batch whose meshes all share one resolution runs
 	/// pipelines specialized for it; a batch that mixes resolutions is
-	/// answered the same but samples slower (several times on lavapipe).
+	/// answered the same but each cube-map sample costs more (it selects
+	/// among the resolutions' cube arrays at run time).
 	uint32_t cube_resolution;
 	uint32_t leaf_size;         ///< most triangles in a tree leaf, 1 .. 64; 0 = 4
 	uint32_t max_depth;         ///< deepest tree level (root = 0), 1 .. 48; 0 = 40
@@ -245,9 +249,12 @@ typedef struct vkcol_mesh_problem {
 VKCOL_API vkcol_result vkcol_mesh_check(const vkcol_mesh_desc *desc, vkcol_mesh_problem *problem);
 
 /// Validates, analyses (closed or open, degenerate triangles, bounding sphere,
-/// interior origin), builds the balanced AABB tree and uploads it to the
-/// device. Errors are those of vkcol_mesh_check plus memory and device errors;
-/// the log names the offending triangle or vertex.
+/// interior origin, inner balls), builds the balanced AABB tree and uploads it
+/// to the device, then builds the distance cube map there (one ray per texel
+/// of level 0: 6 x cube_resolution^2 rays through the tree) and its cone
+/// bounds on the CPU. Waits for its device work before returning. Errors are
+/// those of vkcol_mesh_check plus memory and device errors; the log names the
+/// offending triangle or vertex.
 VKCOL_API vkcol_result vkcol_mesh_create(vkcol_context *ctx, const vkcol_mesh_desc *desc, vkcol_mesh *out);
 
 /// Frees the mesh's host and device memory. Zero or stale handles are ignored.
@@ -354,7 +361,8 @@ typedef enum vkcol_mode {
 	/// The cube-map test (US 7,928,993): a pair collides when a vertex of one
 	/// mesh lies within the other's outer map distance, or when the inner balls
 	/// of two closed meshes overlap (a sure collision, tested first). Fast; its
-	/// disagreement with exact mode is measured per resolution in README.md.
+	/// disagreement with exact mode is measured per resolution in
+	/// bench/README.md.
 	VKCOL_MODE_APPROX = 1,
 	/// Never answers "no" to a pair that collides (vkcol_reference_collide),
 	/// and answers "collide" to a pair that does not only when its surfaces
@@ -482,16 +490,20 @@ typedef struct vkcol_batch_desc {
 
 /// Answers desc->pair_count pairs into results (which must hold pair_count
 /// entries). Splits the batch into chunks that respect the device's dispatch,
-/// binding and memory limits; the upload of chunk k+1 overlaps the work of
-/// chunk k. If progress returns false, the call stops after the current chunk
+/// binding and memory limits. Approx mode keeps two chunks in flight: the
+/// host writes chunk k+1's pairs and copies chunk k-1's answers out while the
+/// device answers chunk k. Exact mode submits one chunk at a time and waits
+/// for it (then reruns the chunk's overflowed pairs) before it uploads the
+/// next. Either way the call returns only when all its device work is done.
+/// If progress returns false, the call stops after the current chunk
 /// and returns VKCOL_ERROR_INTERRUPTED; results of the chunks already answered
 /// are in place, the rest have stage VKCOL_STAGE_NONE. The context's meshes
 /// are copied into shared pools the first time a batch runs after a mesh was
 /// created or destroyed. The first approx batch to do so also builds, on the
 /// CPU (one short-lived thread per core, up to 16) and once per mesh, a
-/// field approx mode culls by (0.01-0.1 s per mesh of 1,000-4,000 triangles
-/// on 2 cores, up to 128 KiB of device memory); exact batches never build
-/// it. Each pool must fit one storage binding
+/// field approx mode culls by (CPU work of the order of the mesh's
+/// vkcol_mesh_create at the default resolution, up to 128 KiB of device
+/// memory); exact batches never build it. Each pool must fit one storage binding
 /// (maxStorageBufferRange: 128 MiB on lavapipe, 2-4 GiB on desktop GPUs):
 /// 48 bytes per tree node (about 33 bytes per triangle at the default leaf
 /// size: 0.68 nodes per triangle on a mesh of 256,000), 16 bytes per

@@ -214,7 +214,8 @@ float test_cluster(side s, uint c)
 // clearance field, which is tight where cone bounds are loose (a long thin
 // part shares a cone with empty space). Group balls are not: they are too
 // large for the field to reject more than the cones do, and the lookup
-// cost the meshes whose cones are tight (sphere, box, torus) 5-25 %.
+// costs more than it saves on meshes whose cones are tight (sphere, box,
+// torus).
 uint group_mask(side s, uint g, out uint closest)
 {
 	uint first = g * VKCOL_GROUP_CLUSTERS;

@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: MIT
 // Bindings and helpers shared by the exact-mode shaders (exact_*.comp): one
-// descriptor layout for all five, so the host binds one set per chunk.
+// binding layout for all nine exact pipelines (exact_setup.comp's three
+// variants, exact_leaves.comp's two, exact_args, exact_traverse, exact_dive,
+// exact_contain), so the host writes the same bindings into each pipeline's
+// two sets, one per frontier parity, once per batch.
 // Method: breadth-first traversal of both meshes' flattened AABB trees on the
 // GPU, one dispatch per level sized by the previous level's counter through
 // vkCmdDispatchIndirect (Xiao & Shi, "GPGPU-based real-time collision

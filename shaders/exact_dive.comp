@@ -10,8 +10,7 @@
 // goes to the next level's frontier, so no node pair is dropped and the
 // dispatches stay one pair per level. (A separate shader over its own items:
 // on lavapipe, the loop made the breadth-first items of the same shader
-// slower, and a second dispatch over the whole frontier cost the
-// breadth-first pairs about 40 % more.)
+// slower, and so did a second dispatch over the whole frontier.)
 #version 450
 #include "shared.h"
 #include "common.glsl"

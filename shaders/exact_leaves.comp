@@ -17,8 +17,7 @@
 // once, with every lane masked off when none needs it, so a triangle test
 // after the culls cost every SIMD group one test even when no lane had a
 // pair left (most groups, near contact); and variant 1 starts from the
-// masks, not from the culls again (small torus near contact, CPU per pair
-// side by side: 14.8 -> 12.6 us). And apart from exact_traverse.comp so
+// masks, not from the culls again. And apart from exact_traverse.comp so
 // that a SIMD group never runs the triangle loops for one leaf-leaf item
 // among inner ones.
 #version 450

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Exact mode, the first two passes. Setup, one invocation per pair: stores
+// Exact mode, the first three passes. Setup, one invocation per pair: stores
 // the pair's frame (B in A) for the later passes; stage 0 (bounding spheres
 // and carried AABBs) and the inner-ball accept decide what they can, and
 // lists the other pairs. Search, one invocation per listed pair: the
@@ -47,10 +47,10 @@ layout(local_size_x_id = 0) in;
 
 const uint STACK_SIZE = 64u; // > max tree depth (48) + 1
 
-// Candidates are not kept a margin below the sampled inner distance: on the
-// benchmark's torus and star pairs, a margin of 5 % (then 2 %) refused more
-// witnesses than it saved confirmations, and a colliding pair without a
-// witness costs a traversal, ~15x a witness search (measured at 77da761).
+// Candidates are not kept a margin below the sampled inner distance: a
+// margin refused more witnesses than it saved confirmations, and a colliding
+// pair without a witness costs a traversal, far more than a witness search
+// (docs/performance-notes.md).
 
 // Does the segment from o to v stay clear of every triangle of mesh m (by
 // more than tol)? Conservative: anything it cannot rule out counts as a
@@ -135,9 +135,8 @@ float inner_balls_overlap(vkcol_gpu_mesh a, vkcol_gpu_mesh b, pair_frames f)
 
 // Meshes of at most this many clusters are scanned for the clusters nearest
 // the other mesh's origin; larger ones are descended (near_leaf_clusters).
-// On the benchmark's torus (120 clusters) the scan finds 7 % more witnesses
-// than the descent; on a 250,000-triangle torus (7,800 clusters) it cost
-// ~65 us of lavapipe's time per pair, the descent ~1 us, for 3 % fewer.
+// The scan finds a few more witnesses than the descent, but its cost grows
+// with the clusters, the descent's only with the tree's depth.
 const uint WITNESS_SCAN_CLUSTERS = 256u;
 
 // Four clusters of `from` near o, to's origin in from's frame: the descent
@@ -287,11 +286,9 @@ uint cluster_vertex(vkcol_gpu_mesh m, uvec4 near, uint k)
 //   covers the part of a solid its origin sees: on a torus, colliding poses
 //   whose surfaces cross away from there found no candidate. The nearest
 //   balls mark where the two solids come closest, and a vertex of one that
-//   dips into the other there is the one nearest the ball's centre (CPU per
-//   pair on lavapipe, mixed random poses: 250k torus 9.9 -> 6.2 us,
-//   colliding pairs left to the traversal 139 -> 11 of 4,000; torus 3.3 ->
-//   3.0, 126 -> 43 of 10,000). On the spiky star the map's candidates win
-//   (colliding pairs left 88 against 394 of 10,000).
+//   dips into the other there is the one nearest the ball's centre. On
+//   star-shaped meshes (the spiky star) the map's candidates win
+//   (docs/performance-notes.md).
 // Each case's loop runs no step for the other: a SIMD driver such as
 // lavapipe runs a branch's code whether any lane takes it or not.
 bool find_candidate(vkcol_gpu_mesh from, vkcol_gpu_mesh to, mat3 r, vec3 t, bool solid, uint ball, out vec3 o,
@@ -359,10 +356,9 @@ const uint TANGENT_STEPS = 3u;
 
 // A walk starts from a pair of inner balls only if the gap between them is
 // under this fraction of their radii's sum: where the balls lie farther
-// apart, the surfaces around them seldom graze. On the 250k tori (a CPU
-// model), every colliding near-contact pair the first candidate left had
-// both its nearest and its next nearest pair of balls within 0.3; of the
-// non-colliding random pairs that reach the search, 32 % and 21 % had.
+// apart, the surfaces around them seldom graze. In a CPU model of the 250k
+// tori, 0.3 kept every colliding near-contact pair the first candidate left,
+// and a minority of the non-colliding ones (docs/performance-notes.md).
 const float WALK_REACH = 0.3;
 
 // Do inner balls sa of A and sb of B (ball_of, each in its mesh's frame)
@@ -384,19 +380,16 @@ bool walks_apply(vkcol_gpu_mesh a, vkcol_gpu_mesh b)
 // A second candidate for a witness of `from` (carried into to's frame by
 // x -> r x + t) inside `to`, for large meshes that are not star-shaped,
 // where surfaces that graze each other leave find_candidate's guess (the
-// vertex nearest a ball's centre) outside: on 3,000 near-contact poses of
-// two 250,000-triangle tori, 329 colliding pairs had no witness, though
-// 324 of them had vertices inside (most 20 or more, the deepest
-// 0.0004-0.009 below the surface). A walk from `start` (in to's frame): to's vertex a nearest
+// vertex nearest a ball's centre) outside, though most such pairs have
+// vertices inside where the surfaces cross. A walk from `start` (in to's frame): to's vertex a nearest
 // the current point (a descent of to's tree, as near_leaf_clusters, and a
 // scan of its four clusters), the normal n there (the slab of the leaf the
 // descent ended in, turned away from to's inner ball nearest a), then the
 // vertex of from's four clusters nearest a that lies deepest below the
 // plane through a normal to n; that vertex is the next point. Where the
 // surfaces cross, the vertices below the plane are the ones inside, and
-// each step moves the plane's point towards the deepest of them (a CPU model
-// of the walk on those 329 pairs, both directions: inside after 1, 2, 3, 4
-// steps: 197, 252, 288, 295; 280 with the third step's vertex only).
+// each step moves the plane's point towards the deepest of them
+// (docs/performance-notes.md has how often each step count finds one).
 // Returns whether the last vertex, v, lies below its plane (by `below`,
 // in n's units of length) within to's box.
 bool tangent_candidate(vkcol_gpu_mesh from, vkcol_gpu_mesh to, mat3 r, vec3 t, vec3 start, out vec3 v,
@@ -435,15 +428,6 @@ bool tangent_candidate(vkcol_gpu_mesh from, vkcol_gpu_mesh to, mat3 r, vec3 t, v
 // pair the setup listed); 2: the walk pass (one per pair the search listed).
 layout(constant_id = VKCOL_SPEC_VARIANT) const uint VARIANT = 0u;
 
-// Setup pass: the frame, stage 0, the inner balls. A pair they leave
-// undecided is listed for the search pass (in the frontier level 0 writes,
-// unused until then), with whether a witness search applies: one mesh
-// closed and the early accept on. The search runs in a pass of its own so
-// that its SIMD groups hold only pairs that search: in one pass, a group
-// ran the search, masked, for the pairs stage 0 or the balls had decided
-// (CPU per pair on lavapipe, mixed random poses, one pass -> two: star 8.77
-// -> 7.60 us, torus 5.64 -> 5.20, hemisphere 2.62 -> 2.08, shell-star 4.99
-// -> 4.26; near contact, where few pairs are decided early, unchanged).
 #if VKCOL_FP64
 // The rotation of the quaternion w, x, y, z (any nonzero length), in double.
 dmat3 quat_to_dmat3(dvec4 q)
@@ -479,6 +463,12 @@ pair_frames double_frames(uint p, vkcol_gpu_pair pr, vkcol_gpu_mesh a, vkcol_gpu
 }
 #endif
 
+// Setup pass: the frame, stage 0, the inner balls. A pair they leave
+// undecided is listed for the search pass (in the frontier level 0 writes,
+// unused until then), with whether a witness search applies: one mesh
+// closed and the early accept on. The search runs in a pass of its own so
+// that its SIMD groups hold only pairs that search: in one pass, a group
+// ran the search, masked, for the pairs stage 0 or the balls had decided.
 void setup_pass(uint p)
 {
 	vkcol_gpu_pair pr = pair_at(p);
@@ -550,8 +540,8 @@ void search_pass(uint p, bool search)
 		// two nearest pairs of balls is close enough. A pass of its own
 		// because a SIMD driver such as lavapipe runs the walks for every
 		// SIMD group that holds one pair needing them: within this pass,
-		// the non-colliding random pairs of the 250k tori that reach it
-		// paid 16-18 -> 21-30 us for the walks of the few.
+		// the non-colliding pairs that reach it paid for the walks of the
+		// few.
 		if (depth < 0.0 && walks_apply(a, b) &&
 		    (balls_close(ball_of(a, balls.x), ball_of(b, balls.y), f) ||
 		     balls_close(ball_of(a, balls.z), ball_of(b, balls.w), f))) {
@@ -568,14 +558,10 @@ void search_pass(uint p, bool search)
 	}
 	// A pair the early accept could not decide goes breadth first: most of
 	// them do not collide, and a breadth-first level costs an item less than
-	// a depth-first step (CPU per pair on lavapipe at d40ceb7, mixed random
-	// poses: torus 6.28 -> 5.62 us, 250k torus 18.5 -> 17.8; near contact:
-	// torus 39.3 -> 36.6, shell-star 32.6 -> 30.3; the rest unchanged; it had
-	// gone depth first when a candidate lay within the outer map distance).
+	// a depth-first step.
 	// Without a search (the early accept off, or two open meshes) as many
-	// pairs collide as are met, and a hit stops a depth-first pair early
-	// (torus without the early accept 34.4 -> 22.4 us); not when listing
-	// (every node pair is visited then anyway).
+	// pairs collide as are met, and a hit stops a depth-first pair early;
+	// not when listing (every node pair is visited then anyway).
 	bool dive = params.budget > 1u && !search && (params.flags & VKCOL_EXACT_FIND_ALL) == 0u;
 	state[p].y = dive ? VKCOL_PAIR_DIVE : 0u;
 	// The host keeps pair_count within the breadth-first and depth-first
@@ -599,9 +585,8 @@ void search_pass(uint p, bool search)
 // to's inner ball nearest it. A pair accepted here counts one hit in its
 // state, so the traversal drops its seed (and all it would spawn) at
 // once, and is marked decided, so the containment pass keeps this answer.
-// The second pair of balls (250k tori, 3,000 near-contact poses, CPU per
-// pair side by side, walks inside the search pass): colliding pairs left
-// to the traversal 125 -> 74.
+// The second pair of balls leaves fewer colliding pairs to the traversal
+// (docs/performance-notes.md).
 void walk_pass(uint p)
 {
 	vkcol_gpu_pair pr = pair_at(p);

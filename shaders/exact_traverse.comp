@@ -22,9 +22,8 @@ layout(local_size_x_id = 0) in;
 
 // Both inner nodes are split unless one's box diagonal is more than twice
 // the other's (squared: 4): then only the larger one, as splitting the
-// smaller would double the items without pruning much (shell-star near
-// contact, CPU per pair side by side: 23.2 -> 17.6 us; 250k torus random
-// poses 17.9 -> 15.4; ratios 2 and 8 squared measured within noise of 4).
+// smaller would double the items without pruning much (the ratios tried
+// are in docs/performance-notes.md).
 const float SPLIT_RATIO = 4.0;
 
 void main()
@@ -60,14 +59,7 @@ void main()
 	vec3 cb0 = centre(b0), eb0 = extent(b0), cb1 = centre(b1), eb1 = extent(b1);
 	uint children = 1u | (split_b ? 2u : 0u) | (split_a ? 4u : 0u) | (split_a && split_b ? 8u : 0u);
 	// The slabs: a box is loose where the surface runs diagonally to its
-	// axes, which a nearly flat patch's slab is not (CPU per pair on lavapipe,
-	// side by side, near contact: torus 22.6 -> 17.5 us, star 25.3 -> 20.2,
-	// small torus 13.9 -> 11.9, shell-star 18.2 -> 9.5, 250k torus 300 ->
-	// 144; mixed random poses: torus 4.34 -> 3.60, shell-star 3.14 -> 1.85,
-	// 250k torus 16.6 -> 11.2). Frontier items over 10,000 near-contact
-	// pairs: small torus 899k -> 745k, torus 1.90M -> 1.34M, star 1.97M ->
-	// 1.61M; with the slab's own offset instead of centred on the box, 698k,
-	// 1.27M, 1.47M.
+	// axes, which a nearly flat patch's slab is not.
 	vec4 sa0 = slab_at(a_first), sa1 = slab_at(split_a ? a_first + 1u : a_first);
 	vec4 sb0 = slab_at(b_first), sb1 = slab_at(split_b ? b_first + 1u : b_first);
 	uint keep = (nodes_meet(ca0, ea0, sa0, cb0, eb0, sb0, r, abs_r, t, tol) ? 1u : 0u) |

@@ -59,8 +59,8 @@ bool triangles_intersect(vec3 a0, vec3 a1, vec3 a2, vec3 b0, vec3 b1, vec3 b2, f
 // minus A's, in A's frame. The full box-box separating axis test: the six
 // face axes of the two boxes first (B's box carried into A's frame against
 // A's, and A's into B's against B's), then the nine edge-edge axes A_i x B_j
-// (they prune 17 % of the frontier items of non-colliding torus poses,
-// measured at c16e62c).
+// (they prune pairs the face axes and the slabs leave:
+// docs/performance-notes.md).
 bool carried_overlap(vec3 gap, vec3 ea, vec3 eb, mat3 r, mat3 abs_r, float tol)
 {
 	// Apart only where an axis provably separates (a NaN from an infinite
@@ -98,10 +98,7 @@ bool carried_overlap(vec3 gap, vec3 ea, vec3 eb, mat3 r, mat3 abs_r, float tol)
 // each thin along its normal, lie apart along it while their boxes, fat
 // along any direction not an axis, overlap. B's slab against A's node
 // likewise, with n_b carried into A's frame (A's centre lies at -n_b . g
-// from B's). The pair-of-slabs intervals took the non-colliding
-// near-contact poses of the 250k tori from 578 frontier items per pair to
-// 91, and the batch of 3,000 from 87-89 ms to 45-47 (least of 5, side by
-// side); the 1,920-triangle torus from 166 to 134 items.
+// from B's).
 bool slabs_meet(vec3 g, vec3 ea, vec3 eb, vec4 sa, vec4 sb, mat3 r, float tol)
 {
 	vec3 na = slab_normal(sa), nb = r * slab_normal(sb);

@@ -16,8 +16,8 @@ layout(constant_id = VKCOL_SPEC_MAP_ARRAY) const uint MAP_ARRAY = VKCOL_MAP_ARRA
 // (R, G) = (nearest, farthest surface distance) of map `layer` of cube array
 // `array_index` in direction d, linearly filtered at level lod. Without a
 // shared array, a switch over constant indices: lavapipe runs every case of
-// it, masked, so each sample costs several plain ones (measured: README.md,
-// "Speed of approx mode").
+// it, masked, so each sample costs several plain ones
+// (docs/performance-notes.md).
 vec2 map_sample(uint array_index, vec3 d, float layer, float lod)
 {
 	vec4 c = vec4(d, layer);

@@ -221,7 +221,7 @@ VKCOL_STRUCT(vkcol_sample_raw_params) {
 // left to test, as (pair, first triangle of A, first of B, bits: see
 // test_candidates): written, like the other regions, by the level before
 // the one that reads them (exact_leaves.comp, both variants).
-// Counters (binding 10 of the exact shaders): [0], [1] the two frontiers'
+// Counters (binding 9 of the exact shaders): [0], [1] the two frontiers'
 // breadth-first item counts, [2] the level's capacity-clamped count, [3]
 // triangle pairs listed, [4] pairs accepted on a cube-map witness; the
 // depth-first and the leaf regions' counts (below); [11] pairs accepted on
@@ -282,14 +282,10 @@ VKCOL_STRUCT(vkcol_sample_raw_params) {
 // items a pair has spawned (wrapping is harmless: it is a hint); past
 // VKCOL_DIVE_AFTER its further items go depth first, so that a pair with a
 // wide overlap region (surfaces lying along each other) finds its first hit
-// without expanding all of it. 512 while most colliding pairs reached the
-// traversal; since the witness for non-star-shaped meshes (exact_setup.comp)
-// few do, and a depth-first step costs lavapipe 2-3 breadth-first items.
-// CPU per pair on the 250k torus, side by side, near contact / random:
-// 512: 86 / 6.0 us; 1,024: 74 / 5.6; 2,048: 63 / 5.0; 4,096: 60 / 5.5;
-// never: 63 / 5.2 (near contact, non-colliding pairs 141 -> 68 us,
-// colliding ones without a witness 187 -> 272); the smaller meshes' pairs
-// seldom reach 512 items and stay within noise.
+// without expanding all of it. The threshold is high because the early
+// accepts leave few colliding pairs to the traversal, and a depth-first step
+// costs lavapipe 2-3 breadth-first items (the thresholds tried are in
+// docs/performance-notes.md).
 #define VKCOL_PAIR_ITEMS_SHIFT 8u
 #define VKCOL_DIVE_AFTER 2048u
 

@@ -4,8 +4,10 @@
 // holding every mesh's vertices, and one cube-array image per cube-map
 // resolution. The pool is rebuilt (device-side copies only) when the set of
 // live meshes has changed since the last batch. Pairs are processed in
-// chunks sized from the device limits, two chunks in flight: while the device
-// answers chunk k, the host copies chunk k+1 in and chunk k-1's answers out.
+// chunks sized from the device limits. Approx mode keeps two chunks in
+// flight: while the device answers chunk k, the host copies chunk k+1 in and
+// chunk k-1's answers out. Exact mode submits a chunk and waits for it, then
+// reruns its overflowed pairs, before the next.
 #include "batch.h"
 
 #include "min_ball.h"
@@ -44,8 +46,8 @@ typedef struct batch_pool {
 
 // A tree node as the exact shaders read it (VKCOL_NODE_TEXELS texels): its
 // box, then its slab (aabb_tree.h), in one pool and one binding, each node's
-// data in one run of memory (the same speed on lavapipe as two pools: 250k
-// torus, CPU per pair side by side, 9.77 and 131 us either way).
+// data in one run of memory (no slower than two pools:
+// docs/performance-notes.md).
 typedef struct pool_node {
 	vkcol_gpu_node node;
 	float slab[4];
@@ -694,9 +696,9 @@ static uint32_t max_chunk(const vkcol_context *ctx)
 // mode's lists hold. A pair whose jobs do not fit is spilled (shared.h): a
 // pass after the jobs tests all its clusters, one invocation per spilled
 // pair; the same answers, but on a SIMD driver such as lavapipe a pair's
-// whole SIMD group waits for its longest loop. The benchmark's non-convex
-// pairs make up to 8 cluster and 5 group jobs per pair on average (star
-// pairs that do not collide: 14 and 7). Each list is one dispatch of one
+// whole SIMD group waits for its longest loop. The lists leave room over
+// what the benchmark's non-convex pairs make on average
+// (docs/performance-notes.md). Each list is one dispatch of one
 // dimension, at most 4 Mi jobs (32 MiB): 16 per pair for chunks of 2^18,
 // the CLI's largest.
 #define APPROX_JOBS_PER_PAIR 32u
@@ -773,8 +775,8 @@ static uint32_t frontier_capacity(const vkcol_context *ctx)
 	return by_binding < (1u << 21) ? (uint32_t)by_binding : (1u << 21);
 }
 
-// Depth-first steps per traversal item. Measured on lavapipe (scripts/
-// bench.sh --exact; the comparison is in bench/README.md): EXACT_BUDGET
+// Depth-first steps per traversal item, chosen by measurement (the budgets
+// tried are in docs/performance-notes.md): EXACT_BUDGET
 // steps find the first hit of a colliding pair after far fewer node pairs
 // than level-by-level expansion, while the invocations of a subgroup stay
 // within a bounded number of steps of each other.

@@ -39,8 +39,7 @@ typedef struct clearance_field {
 // (c, r) is when value(p) > (1 + delta) (|c - p| + r) (never for a value
 // of 0). Only approx mode reads the field: the batch pool builds it, on the
 // CPU, for each mesh that has none when an approx batch first needs the
-// pool (batch.c's pool_build; 0.01-0.1 s for meshes of 1,000-4,000
-// triangles on 2 cores), so contexts that run exact batches alone never pay
+// pool (batch.c's pool_build), so contexts that run exact batches alone never pay
 // for it. The grid's rows are shared among one thread per core (up to 16,
 // the caller's among them; started and joined here): the values do not
 // depend on how many.

@@ -48,7 +48,7 @@ const char *core_vk_string(VkResult vr);
 
 // Calls a Vulkan function; on failure logs the call, file and line, stores the
 // mapped result in `res` (a vkcol_result variable in scope) and jumps to
-// `cleanup`. One cleanup label per function (STYLE.md).
+// `cleanup`. One cleanup label per function (CONTRIBUTING.md).
 #define VK_TRY(env, call)                                                                  \
 	do {                                                                                   \
 		VkResult vk_try_result_ = (call);                                                  \

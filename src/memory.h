@@ -42,7 +42,7 @@ void gpu_buffer_destroy(vkcol_context *ctx, gpu_buffer *buffer);
 // Buffers a batch needs again the next time (its chunk buffers) stay in the
 // context between calls, one per slot: a run of batches then neither
 // allocates nor faults in fresh memory (on lavapipe, whose device memory is
-// the host's, that was 5 % of an approx batch's CPU time).
+// the host's, fresh buffers cost page faults on every batch).
 #define GPU_SCRATCH_SLOTS 10
 
 typedef struct gpu_scratch {
