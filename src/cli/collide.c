@@ -179,27 +179,6 @@ static const char *stage_word(uint32_t stage)
 	}
 }
 
-static double now_seconds(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-// 1234567 -> "1,234,567": progress counts are read at a glance.
-static void format_count(uint64_t n, char *out, size_t size)
-{
-	char digits[32];
-	int len = snprintf(digits, sizeof(digits), "%" PRIu64, n);
-	size_t o = 0;
-	for (int i = 0; i < len && o + 2 < size; i++) {
-		if (i > 0 && (len - i) % 3 == 0)
-			out[o++] = ',';
-		out[o++] = digits[i];
-	}
-	out[o] = '\0';
-}
-
 // The shortest of %.6g .. %.9g that reads back as the same float: 0.12, not
 // 0.119999997, yet every value survives a round trip.
 static void format_float(float v, char *out, size_t size)
