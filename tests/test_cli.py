@@ -26,6 +26,8 @@ import struct
 import subprocess
 import sys
 import tempfile
+import threading
+import time
 
 TIMEOUT_S = 120
 
@@ -1289,10 +1291,157 @@ def test_collide_triangle_pairs_refused():
         results = os.path.join(d, "results.csv")
         r = collide(poses, "--out", results, "--triangle-pairs", results)
         expect_exit(r, 2)
-        expect_error_line(r, "results.csv", r"--triangle-pairs names the file the results go to")
+        expect_error_line(r, "results.csv", r"--triangle-pairs names the file --out writes")
         r = collide(poses, "--triangle-pairs", os.path.join(d, "no", "such", "dir.csv"))
         expect_exit(r, 2)
         expect_error_line(r, "dir.csv", r"cannot create")
+
+
+def leftovers(directory, keep):
+    """Files in directory besides keep (temporary files a run left)."""
+    return sorted(set(os.listdir(directory)) - set(keep))
+
+
+def test_collide_outputs_checked_first():
+    # A failing check leaves an existing output as it was: the outputs are
+    # checked before any work and written to a temporary file beside them.
+    need_device()
+    with tempfile.TemporaryDirectory() as d:
+        poses = write(d, "poses.txt", MIXED_POSES)
+        mesh = write(d, "box.obj", open(box_path()).read())
+        out = write(d, "o.csv", "old\n")
+        cases = [
+            (["--triangle-pairs", os.path.join(d, "nonexistent", "x")], "x", r"cannot create"),
+            (["--triangle-pairs", poses], "poses.txt", r"names the poses file"),
+            (["--triangle-pairs", out], "o.csv", r"names the file --out writes"),
+        ]
+        for extra, name, pattern in cases:
+            r = run("collide", mesh, mesh, "--poses", poses, "--out", out, *extra)
+            expect_exit(r, 2)
+            expect_error_line(r, name, pattern)
+            check(open(out).read() == "old\n", "%r emptied --out\n%s" % (extra, r.describe()))
+        # No output may be an input mesh (A or B, any spelling of its path).
+        mesh_text = open(mesh, "rb").read()
+        for args in (["--out", mesh], ["--out", out, "--triangle-pairs", os.path.join(d, ".", "box.obj")]):
+            r = run("collide", mesh, mesh, "--poses", poses, *args)
+            expect_exit(r, 2)
+            expect_error_line(r, "box.obj", r"an input: refusing to overwrite it")
+            check(open(mesh, "rb").read() == mesh_text, "%r overwrote the mesh" % args)
+        link = os.path.join(d, "link.obj")
+        os.symlink(mesh, link)
+        r = run("collide", mesh, box_path(), "--poses", poses, "--out", link)
+        expect_exit(r, 2)
+        check(open(mesh, "rb").read() == mesh_text, "a link to mesh A was overwritten")
+        # The outputs are checked before the meshes are imported: with a bad
+        # mesh and a bad output, the output is what is reported.
+        bad_mesh = write(d, "bad.obj", "v 0 0 0\nf 1 2 3\n")
+        r = run("collide", bad_mesh, bad_mesh, "--poses", poses, "--out", os.path.join(d, "nonexistent", "o.csv"))
+        expect_exit(r, 2)
+        expect_error_line(r, "o.csv", r"cannot create")
+        check("bad.obj" not in r.stderr, "the mesh was read before the output was checked\n" + r.describe())
+        check(leftovers(d, ["poses.txt", "box.obj", "o.csv", "link.obj", "bad.obj"]) == [],
+              "temporary files left: %r" % leftovers(d, ["poses.txt", "box.obj", "o.csv", "link.obj", "bad.obj"]))
+        # A run that succeeds replaces the file whole, and leaves nothing else.
+        r = run("collide", mesh, mesh, "--poses", poses, "--out", out, "--triangle-pairs", os.path.join(d, "t.csv"))
+        expect_exit(r, 0)
+        check([row["collide"] for row in parse_csv(open(out).read())] == [e[1] for e in MIXED_EXPECTED],
+              "wrong answers: %r" % open(out).read())
+        check(leftovers(d, ["poses.txt", "box.obj", "o.csv", "link.obj", "bad.obj", "t.csv"]) == [],
+              "temporary files left after success")
+
+
+def test_collide_out_dash_is_stdout():
+    need_device()
+    with tempfile.TemporaryDirectory() as d:
+        poses = write(d, "poses.txt", MIXED_POSES)
+        p = subprocess.run([TOOL, "collide", box_path(), box_path(), "--poses", poses, "--out", "-"], cwd=d,
+                           capture_output=True, timeout=TIMEOUT_S)
+        check(p.returncode == 0, "exit %d: %r" % (p.returncode, p.stderr))
+        check_rows(parse_csv(p.stdout.decode()), MIXED_EXPECTED)
+        check(not os.path.exists(os.path.join(d, "-")), "--out - wrote a file named '-'")
+
+
+def test_collide_nul_byte():
+    # A NUL byte is an error at its column, not the end of the line.
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "poses.txt")
+        with open(path, "wb") as f:
+            f.write(b"1 0 0 0 0 0 0\n1 0 0\x000 5 5 5 junk\n")
+        out = os.path.join(d, "o.csv")
+        r = run("collide", box_path(), box_path(), "--poses", path, "--out", out)
+        expect_exit(r, 2)
+        expect_error_line(r, "poses.txt:2:6", r"NUL byte")
+        rows = parse_csv(open(out).read())
+        check(len(rows) == 1 and rows[0]["line"] == 1, "the pose before the bad line was not kept: %r" % rows)
+
+
+def test_collide_kill_leaves_target():
+    # SIGKILL mid-run leaves --out as it was: no torn line, no empty file.
+    need_device()
+    torus = os.path.join(EXAMPLES, "torus.obj")
+    with tempfile.TemporaryDirectory() as d:
+        out = write(d, "o.csv", "old\n")
+        p = subprocess.Popen([TOOL, "collide", torus, torus, "--poses", "-", "--out", out, "--chunk", "1"],
+                             stdin=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        try:
+            lines = open(os.path.join(EXAMPLES, "poses.txt")).read().splitlines()
+            p.stdin.write(("\n".join(lines[:400]) + "\n").encode())
+            p.stdin.flush()
+            # Wait until results are being written to the temporary file.
+            for _ in range(600):
+                temps = [f for f in os.listdir(d) if f.startswith("o.csv.tmp-")]
+                if temps and os.path.getsize(os.path.join(d, temps[0])) > 200:
+                    break
+                time.sleep(0.05)
+            check(temps, "no temporary file beside the output")
+            p.kill()
+            p.wait()
+        finally:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+        check(open(out).read() == "old\n", "SIGKILL changed the target: %r" % open(out).read()[:200])
+
+
+def feed(fd, data):
+    """Writes data to the pipe fd and closes it, ignoring a reader that went away."""
+    try:
+        while data:
+            data = data[os.write(fd, data[:65536]):]
+    except OSError:
+        pass
+    os.close(fd)
+
+
+def test_collide_verify_interrupt():
+    # After SIGINT, --verify counts exactly the poses written.
+    need_device()
+    torus = os.path.join(EXAMPLES, "torus.obj")
+    lines = [l for l in open(os.path.join(EXAMPLES, "poses.txt")).read().splitlines() if not l.startswith("#")]
+    lines = lines * 10
+    read_end, write_end = os.pipe()
+    p = subprocess.Popen([TOOL, "collide", torus, torus, "--poses", "-", "--verify", "--chunk", "64"],
+                         stdin=read_end, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    os.close(read_end)
+    # Fed from a thread: the pipe holds far less than the poses.
+    feeder = threading.Thread(target=feed, args=(write_end, ("\n".join(lines) + "\n").encode()), daemon=True)
+    feeder.start()
+    try:
+        time.sleep(2.0)
+        p.send_signal(signal.SIGINT)
+        out, err = p.communicate(timeout=TIMEOUT_S)
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+    feeder.join()
+    rows = parse_csv(out.decode())
+    m = re.search(rb"verify: ([0-9,]+) poses", err)
+    check(m, "no verify line: %r" % err)
+    verified = int(m.group(1).replace(b",", b""))
+    check(verified == len(rows), "%d poses verified, %d written" % (verified, len(rows)))
+    check(p.returncode == 128 + signal.SIGINT and 0 < len(rows) < len(lines),
+          "exit %d, %d rows: %r" % (p.returncode, len(rows), err))
 
 
 # ---------------------------------------------------------------------------

@@ -125,6 +125,16 @@ int out_open(out_file *f, const char *path, const char *what, const input_set *i
 	int status = check_target(path, what, inputs, other);
 	if (status)
 		return status;
+	struct stat st;
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+		f->direct = true;
+		f->fd = open(path, O_WRONLY | O_CLOEXEC);
+		if (f->fd < 0) {
+			error_line("%s: cannot open %s: %s", path, what, strerror(errno));
+			return EXIT_USAGE;
+		}
+		return 0;
+	}
 	size_t len = strlen(path);
 	f->temp = malloc(len + 16);
 	if (!f->temp) {
@@ -180,17 +190,27 @@ int out_open(out_file *f, const char *path, const char *what, const input_set *i
 
 int out_commit(out_file *f)
 {
-	if (f->to_stdout || f->fd < 0)
+	if (f->to_stdout)
 		return 0;
-	if (fsync(f->fd) != 0) {
-		int e = errno;
-		error_line("%s: cannot write the results (%s): %s", f->path, f->temp, strerror(e));
+	if (f->direct) {
+		if (f->fd >= 0)
+			close(f->fd);
+		f->fd = -1;
+		return 0;
+	}
+	if (f->fd >= 0) {
+		if (fsync(f->fd) != 0) {
+			int e = errno;
+			error_line("%s: cannot write the results (%s): %s", f->path, f->temp, strerror(e));
+			close(f->fd);
+			f->fd = -1;
+			return EXIT_RUNTIME;
+		}
 		close(f->fd);
 		f->fd = -1;
-		return EXIT_RUNTIME;
 	}
-	close(f->fd);
-	f->fd = -1;
+	if (!f->temp)
+		return 0;
 	if (rename(f->temp, f->path) != 0) {
 		error_line("%s: cannot rename %s to it: %s (the results are in %s)", f->path, f->temp, strerror(errno),
 		           f->temp);
@@ -210,6 +230,10 @@ int out_commit(out_file *f)
 
 void out_discard(out_file *f)
 {
+	if (f->direct && f->fd >= 0)
+		close(f->fd);
+	if (f->direct)
+		f->fd = -1;
 	if (f->to_stdout || !f->temp)
 		return;
 	if (f->fd >= 0)
@@ -222,8 +246,10 @@ void out_discard(out_file *f)
 
 void out_keep(out_file *f)
 {
-	if (f->to_stdout)
+	if (f->to_stdout || f->direct) {
+		out_discard(f);
 		return;
+	}
 	if (f->fd >= 0) {
 		fsync(f->fd);
 		close(f->fd);

@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: MIT
-// Output files that lose nothing: every output is written to a temporary
-// file beside its target and renamed over it at the end, so a run that
+// Output files that lose nothing: every output that is (or will be) a
+// regular file is written to a temporary file beside its target and
+// renamed over it at the end, so a run that
 // fails, is killed or crashes leaves the target as it was; no output may be
 // one of the run's inputs (same file, hard links and symbolic links
-// included) or another output; "-" is standard output.
+// included) or another output; "-" is standard output. A target that
+// exists and is not a regular file (/dev/null, a named pipe) is written in
+// place.
 #pragma once
 
 #include <stdbool.h>
@@ -34,6 +37,7 @@ typedef struct out_file {
 	const char *path;  // the target as given
 	const char *what;  // "--out", "--triangle-pairs", "the output"
 	bool to_stdout;    // "-"
+	bool direct;       // not a regular file (a device, a pipe): written in place, no temporary file
 	char *temp;        // the temporary file beside the target (malloc)
 	int fd;            // open on temp (or 1 for standard output); -1 when closed
 	bool partial_name; // temp is PATH.partial (kept for --resume), else a unique name

@@ -981,7 +981,7 @@ static void *writer_main(void *arg)
 		for (uint32_t i = 0; i < s->answered; i++)
 			collide += s->results[i].collide != 0;
 		double now = now_seconds();
-		if (!failed && !jr->out.to_stdout && now - jr->last_sync >= SYNC_INTERVAL_S) {
+		if (!failed && !(jr->out.to_stdout || jr->out.direct) && now - jr->last_sync >= SYNC_INTERVAL_S) {
 			if (fdatasync(jr->out.fd) != 0) {
 				failed = true;
 				jr->write_errno = errno;
@@ -1616,6 +1616,10 @@ static int cmd_run(const command *cmd, int argc, char **argv)
 	partial_existed = strcmp(out, "-") != 0 && stat(partial_name, &partial_st) == 0;
 	if ((status = out_open(&jr.out, out, "the output", &inputs, NULL, true, true)) != 0)
 		goto done;
+	if (jr.out.direct && (args.resume || args.shard)) {
+		status = usage_error(cmd, "%s needs a regular output file, not %s", args.resume ? "--resume" : "--shard", out);
+		goto done;
+	}
 
 	// Count and hash the pairs; hash the mesh files: the fingerprint.
 	XXH3_state_t *fp = XXH3_createState();
@@ -1803,7 +1807,7 @@ static int cmd_run(const command *cmd, int argc, char **argv)
 		free(names);
 		goto done;
 	}
-	if (fresh && !jr.out.to_stdout && ftruncate(jr.out.fd, 0) != 0) {
+	if (fresh && !(jr.out.to_stdout || jr.out.direct) && ftruncate(jr.out.fd, 0) != 0) {
 		error_line("%s: cannot empty it: %s", jr.out.temp, strerror(errno));
 		status = EXIT_RUNTIME;
 		goto done;
@@ -1843,7 +1847,7 @@ static int cmd_run(const command *cmd, int argc, char **argv)
 		status = validation;
 	if (status == 0 && complete) {
 		status = out_commit(&jr.out);
-	} else if (!jr.out.to_stdout) {
+	} else if (!(jr.out.to_stdout || jr.out.direct)) {
 		uint64_t kept = rows_done + jr.written;
 		out_keep(&jr.out);
 		if (status >= 128)
@@ -1879,7 +1883,7 @@ static int cmd_run(const command *cmd, int argc, char **argv)
 		           count, col, jr.written ? 100.0 * (double)jr.collide / (double)jr.written : 0.0, rate, shard, shards,
 		           t_end - t_begin, t_build - t_import, t_pairs - t_build, t_end - t_pairs, jr.device_s, jr.parse_s,
 		           jr.format_s, jr.workers, jr.write_s, dev.name, jr.header.fingerprint,
-		           jr.out.to_stdout ? "standard output" : out);
+		           (jr.out.to_stdout || jr.out.direct) ? "standard output" : out);
 	}
 
 done:
