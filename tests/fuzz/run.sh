@@ -34,6 +34,8 @@ trap 'rm -rf "$work"' EXIT
 cp "$here/corpus/$name"/* "$work"/
 cd "$out"
 # -max_len: pairs lines past 1 MiB are refused before parsing; 64 KiB covers
-# every path of both parsers. -timeout: a run of one input over 10 s is a hang.
-"$out/fuzz_$name" -max_total_time="$seconds" -max_len=65536 -timeout=10 -rss_limit_mb=2048 \
+# every path of both parsers. -timeout: one input over 120 s is a hang (inputs
+# take microseconds; the margin is for a loaded machine, where 10 s gave false
+# alarms).
+"$out/fuzz_$name" -max_total_time="$seconds" -max_len=65536 -timeout=120 -rss_limit_mb=2048 \
 	-print_final_stats=1 -dict="$here/$name.dict" "$work"
