@@ -345,9 +345,11 @@ typedef struct line_reader {
 	bool bom_checked;
 	XXH3_state_t *hash; // NULL = not hashed
 	const volatile bool *stop;
+	bool notice_stall; // return LR_STALLED when the input stays silent (200 ms)
+	bool stalled;
 } line_reader;
 
-typedef enum { LR_LINE, LR_END, LR_TOO_LONG, LR_FAILED, LR_STOPPED } lr_status;
+typedef enum { LR_LINE, LR_END, LR_TOO_LONG, LR_FAILED, LR_STOPPED, LR_STALLED } lr_status;
 
 static bool lr_init(line_reader *r, int fd, XXH3_state_t *hash, const volatile bool *stop)
 {
@@ -380,6 +382,10 @@ static bool lr_fill(line_reader *r)
 			return false;
 		struct pollfd pfd = {r->fd, POLLIN, 0};
 		int p = poll(&pfd, 1, 200);
+		if (p == 0 && r->notice_stall) {
+			r->stalled = true;
+			return false;
+		}
 		if (p == 0 || (p < 0 && errno == EINTR))
 			continue;
 		size_t want = r->cap - r->have < READ_BLOCK ? r->cap - r->have : READ_BLOCK;
@@ -432,6 +438,10 @@ static lr_status lr_next(line_reader *r, const char **s, size_t *n, uint64_t *li
 		if (!lr_fill(r)) {
 			if (r->eof)
 				continue;
+			if (r->stalled) {
+				r->stalled = false;
+				return LR_STALLED;
+			}
 			return LR_STOPPED;
 		}
 	}
@@ -577,7 +587,14 @@ static void reader_text(job_run *jr)
 		const char *text;
 		size_t len;
 		uint64_t line;
+		// A silent pipe gets the pairs read so far answered meanwhile.
+		r.notice_stall = s->count > 0;
 		lr_status st = lr_next(&r, &text, &len, &line);
+		if (st == LR_STALLED) {
+			publish_slot(jr, s);
+			s = wait_free_slot(jr, ++seq);
+			continue;
+		}
 		if (st == LR_LINE) {
 			if (!pair_line_counts(text, len))
 				continue;
