@@ -1444,6 +1444,36 @@ def test_collide_verify_interrupt():
           "exit %d, %d rows: %r" % (p.returncode, len(rows), err))
 
 
+def test_mesh_info_star_shaped_undefined():
+    # Star-shapedness belongs to solids: a mesh of zero area and an open box
+    # get "does not apply" (JSON null), not "yes".
+    need_device()
+    with tempfile.TemporaryDirectory() as d:
+        flat = write(d, "flat.obj", "v 0 0 0\nv 1 0 0\nv 2 0 0\nf 1 2 3\nf 1 3 2\n")
+        corners = "".join("v %d %d %d\n" % (x, y, z) for x in (0, 1) for y in (0, 1) for z in (0, 1))
+        quads = [(1, 3, 4, 2), (1, 2, 6, 5), (3, 7, 8, 4), (1, 5, 7, 3), (2, 4, 8, 6)]  # no top
+        faces = "".join("f %d %d %d\nf %d %d %d\n" % (q[0], q[1], q[2], q[0], q[2], q[3]) for q in quads)
+        open_box = write(d, "open_box.obj", corners + faces)
+        for path, why in ((flat, "every triangle has zero area"), (open_box, "an open surface bounds no solid")):
+            r = run("mesh-info", path)
+            expect_exit(r, 0)
+            line = [l for l in r.stdout.splitlines() if l.startswith("star-shaped")]
+            check(line and line[0].split(None, 1)[1] == "does not apply: " + why, "%s: %r" % (path, line))
+            info = mesh_info_json(path)
+            check(info["star_shaped"] is None, "%s: star_shaped %r in JSON" % (path, info["star_shaped"]))
+
+
+def test_mesh_info_negative_ply_index():
+    # Assimp reads a PLY index of -5 as 4294967291: the message says -5.
+    with tempfile.TemporaryDirectory() as d:
+        path = write(d, "neg.ply", "ply\nformat ascii 1.0\nelement vertex 3\nproperty float x\nproperty float y\n"
+                     "property float z\nelement face 1\nproperty list uchar int vertex_indices\nend_header\n"
+                     "0 0 0\n1 0 0\n0 1 0\n3 0 1 -5\n")
+        r = run("mesh-info", path)
+        expect_exit(r, 2)
+        expect_error_line(r, "neg.ply", r"refers to vertex -5 \(a negative index")
+
+
 # ---------------------------------------------------------------------------
 
 TESTS = [v for k, v in sorted(globals().items()) if k.startswith("test_") and callable(v)]
