@@ -120,13 +120,54 @@ void pose_compose(const double a[7], const double rel[7], vkcol_pose *world)
 }
 
 // Resolves a mesh field: a name of the job, else an index.
+// Compares the n bytes of s with a NUL-terminated name, as strcmp orders.
+static int compare_name(const char *s, size_t n, const char *name)
+{
+	size_t len = strlen(name);
+	int c = memcmp(s, name, n < len ? n : len);
+	return c ? c : (n > len) - (n < len);
+}
+
+void mesh_names_sort(const char *const *names, uint32_t *sorted, uint32_t count)
+{
+	// Insertion into place by binary search: jobs have up to 65,536 meshes.
+	for (uint32_t i = 0; i < count; i++) {
+		uint32_t lo = 0, hi = i;
+		while (lo < hi) {
+			uint32_t mid = lo + (hi - lo) / 2;
+			if (strcmp(names[sorted[mid]], names[i]) <= 0)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		memmove(sorted + lo + 1, sorted + lo, (i - lo) * sizeof(*sorted));
+		sorted[lo] = i;
+	}
+}
+
 static bool mesh_field(const char *s, size_t n, size_t at, const mesh_names *meshes, int which, uint32_t *out,
                        pair_line_error *err)
 {
-	for (uint32_t m = 0; m < meshes->count; m++) {
-		if (strlen(meshes->names[m]) == n && memcmp(meshes->names[m], s, n) == 0) {
-			*out = m;
-			return true;
+	if (meshes->sorted) {
+		uint32_t lo = 0, hi = meshes->count;
+		while (lo < hi) {
+			uint32_t mid = lo + (hi - lo) / 2;
+			int c = compare_name(s, n, meshes->names[meshes->sorted[mid]]);
+			if (c == 0) {
+				*out = meshes->sorted[mid];
+				return true;
+			}
+			if (c < 0)
+				hi = mid;
+			else
+				lo = mid + 1;
+		}
+	} else {
+		for (uint32_t m = 0; m < meshes->count; m++) {
+			if (compare_name(s, n, meshes->names[m]) == 0 && meshes->names[m][0]) {
+				*out = m;
+				return true;
+			}
 		}
 	}
 	char quoted[64];
@@ -153,8 +194,8 @@ static bool mesh_field(const char *s, size_t n, size_t at, const mesh_names *mes
 static bool number_field(const char *s, size_t n, size_t at, int index, double *out, pair_line_error *err)
 {
 	char quoted[64];
-	quote(s, n, quoted, sizeof(quoted));
 	if (n >= PAIR_FIELD_MAX) {
+		quote(s, n, quoted, sizeof(quoted));
 		fail(err, at, "'%s' is too long for a number (%s: more than %d characters)", quoted, field_names[index],
 		     PAIR_FIELD_MAX - 1);
 		return false;
@@ -165,6 +206,8 @@ static bool number_field(const char *s, size_t n, size_t at, int index, double *
 	char *end;
 	errno = 0;
 	double v = strtod(text, &end);
+	if (end == text || *end != '\0' || isnan(v) || isinf(v))
+		quote(s, n, quoted, sizeof(quoted));
 	if (end == text || *end != '\0') {
 		fail(err, at, "'%s' is not a number (%s)", quoted, field_names[index]);
 		return false;

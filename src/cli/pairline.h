@@ -20,11 +20,18 @@
 // Longest field parsed; longer fields are refused and quoted cut.
 #define PAIR_FIELD_MAX 128
 
-// The job's meshes as the parser sees them: names, in index order.
+// The job's meshes as the parser sees them: names, in index order ("" for
+// a mesh without a name: it is named by its index only), and optionally
+// their indices sorted by name (mesh_names_sort) for a binary search; NULL
+// = a linear search.
 typedef struct mesh_names {
 	const char *const *names;
 	uint32_t count;
+	const uint32_t *sorted;
 } mesh_names;
+
+// Fills sorted[0..count) with the indices of names in strcmp order.
+void mesh_names_sort(const char *const *names, uint32_t *sorted, uint32_t count);
 
 typedef struct pair_line {
 	uint32_t mesh[2];

@@ -6,6 +6,7 @@
 // quaternion and finite translations, and an error must point inside the
 // line (or just past it) with a reason.
 #include <math.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -31,7 +32,9 @@ static void check_pose(const vkcol_pose *p)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const char *const names[] = {"box", "torus", "a-b_c.1"};
-	mesh_names meshes = {names, 3};
+	mesh_names meshes = {names, 3, NULL};
+	static const uint32_t sorted[] = {2, 0, 1}; // a-b_c.1 < box < torus
+	mesh_names sorted_meshes = {names, 3, sorted};
 	const char *text = (const char *)data;
 	size_t start = 0;
 	while (start <= size) {
@@ -42,7 +45,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			pair_line out;
 			pair_line_error err;
 			memset(&err, 0, sizeof(err));
-			if (pair_line_parse(text + start, len, &meshes, &out, &err)) {
+			// Both lookups (linear and by sorted names) give the same answer.
+			pair_line out2;
+			pair_line_error err2;
+			memset(&err2, 0, sizeof(err2));
+			bool ok2 = pair_line_parse(text + start, len, &sorted_meshes, &out2, &err2);
+			bool ok = pair_line_parse(text + start, len, &meshes, &out, &err);
+			if (ok != ok2 || (ok && memcmp(out.mesh, out2.mesh, sizeof(out.mesh)) != 0) ||
+			    (!ok && (err.column != err2.column || strcmp(err.reason, err2.reason) != 0)))
+				abort();
+			if (ok) {
 				if (out.mesh[0] >= 3 || out.mesh[1] >= 3)
 					abort();
 				check_pose(&out.pose_a);
