@@ -124,7 +124,8 @@ static const char *const collide_help[] = {
 	"  --mip N           cube-map mip level the vertex test samples: resolution\n"
 	"                    / 2^N, clamped to the smallest level (default 0)\n"
 	"  --format FORMAT   csv (default) or jsonl\n"
-	"  --out FILE        write the results to FILE (default standard output)\n"
+	"  --out FILE        write the results to FILE (default, or -: standard\n"
+	"                    output); no input may be FILE\n"
 	"  --chunk N         poses per block read, answered and written, 1..4194304\n"
 	"                    (default 262144; about 88 bytes of memory per pose)\n"
 	"  --verify          also answer every pose with the exact CPU reference\n"
@@ -142,7 +143,12 @@ static const char *const collide_help[] = {
 	"\n"
 	"Interrupting (Ctrl-C, SIGTERM) stops after the work under way; the poses\n"
 	"answered are written, a line names the last one, and the exit status is\n"
-	"128 + the signal. A second Ctrl-C exits at once.\n",
+	"128 + the signal. A second Ctrl-C exits at once.\n"
+	"\n"
+	"Output files (--out, --triangle-pairs) are checked before any work and\n"
+	"written to a temporary file beside them (FILE.tmp-XXXXXX), renamed over\n"
+	"FILE when the run ends: a run that is killed leaves FILE as it was (and\n"
+	"the temporary file). Many meshes, resuming and sharding: vkcollide run.\n",
 	NULL,
 };
 
