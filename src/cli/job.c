@@ -473,6 +473,11 @@ bool job_parse(const char *text, size_t len, const char *base_dir, job_spec *out
 				ok = get_choice(&p, v, formats, &out->format);
 			} else if (strcmp(key, "resolution") == 0) {
 				ok = get_uint(&p, v, 4, 1024, true, &out->resolution);
+			} else if (strcmp(key, "penetration") == 0) {
+				if (!json_object_is_type(v, json_type_boolean))
+					ok = fail_at(&p, false, "penetration wants true or false, not %s", type_word(v));
+				else
+					out->penetration = json_object_get_boolean(v);
 			} else if (strcmp(key, "mip") == 0) {
 				ok = get_uint(&p, v, 0, 10, false, &out->mip);
 				out->has_mip = true;
@@ -480,7 +485,8 @@ bool job_parse(const char *text, size_t len, const char *base_dir, job_spec *out
 				char quoted[48];
 				snprintf(quoted, sizeof(quoted), "%.40s", key);
 				ok = fail_at(&p, true,
-				             "unknown key '%s' (known: meshes, pairs, poses, mode, resolution, mip, output, format)",
+				             "unknown key '%s' (known: meshes, pairs, poses, mode, resolution, mip, output, format, "
+				             "penetration)",
 				             quoted);
 			}
 			pop(&p);

@@ -10,7 +10,8 @@
 //     "resolution": 64,            cube map of meshes that do not set their own
 //     "mip": 0,
 //     "output": "results.csv",
-//     "format": "csv"              csv, jsonl or npy; default from the output's extension
+//     "format": "csv",             csv, jsonl or npy; default from the output's extension
+//     "penetration": false         add the penetration column
 //   }
 //
 // Paths are relative to the job file's folder. Only "meshes" and "pairs" are
@@ -43,6 +44,7 @@ typedef struct job_spec {
 	uint32_t resolution;             // 0 = not given
 	uint32_t mip;
 	bool has_mip;
+	bool penetration; // add the penetration column
 } job_spec;
 
 typedef struct job_error {

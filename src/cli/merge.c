@@ -85,15 +85,16 @@ static bool row_index(result_format f, const char *row, size_t n, uint64_t *inde
 static const char *check_rows(result_format f, shard_file *s, char *why, size_t size)
 {
 	if (f == FORMAT_NPY) {
-		uint64_t want = s->data + s->h.rows * NPY_RESULT_BYTES;
+		size_t rec_bytes = npy_record_bytes(s->h.penetration);
+		uint64_t want = s->data + s->h.rows * rec_bytes;
 		if (s->size != want) {
 			snprintf(why, size, "incomplete: %" PRIu64 " bytes, its %" PRIu64 " rows need %" PRIu64, s->size, s->h.rows,
 			         want);
 			return why;
 		}
-		unsigned char rec[NPY_RESULT_BYTES];
+		unsigned char rec[NPY_RESULT_PENETRATION_BYTES];
 		for (uint64_t r = 0; r < s->h.rows; r += s->h.rows - r > 1 ? s->h.rows - r - 1 : 1) {
-			if (pread(s->fd, rec, sizeof(rec), (off_t)(s->data + r * NPY_RESULT_BYTES)) != (ssize_t)sizeof(rec))
+			if (pread(s->fd, rec, rec_bytes, (off_t)(s->data + r * rec_bytes)) != (ssize_t)rec_bytes)
 				return "cannot read it";
 			uint64_t idx = 0;
 			for (int b = 0; b < 8; b++)
@@ -213,7 +214,8 @@ static int cmd_merge(const command *cmd, int argc, char **argv)
 		if (k == 0)
 			f = sf;
 		const shard_file *a = &files[0];
-		if (sf != f || s->h.fingerprint != a->h.fingerprint || s->h.pairs != a->h.pairs || s->h.shards != a->h.shards) {
+		if (sf != f || s->h.fingerprint != a->h.fingerprint || s->h.pairs != a->h.pairs || s->h.shards != a->h.shards ||
+		    s->h.penetration != a->h.penetration) {
 			error_line("%s: from another job: %s job %016" PRIx64 ", %" PRIu64 " pairs in %u shards; %s: %s job %016" PRIx64
 			           ", %" PRIu64 " pairs in %u shards",
 			           s->path, format_name(sf), s->h.fingerprint, s->h.pairs, s->h.shards, a->path, format_name(f),

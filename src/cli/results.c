@@ -8,7 +8,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define CSV_COLUMNS "index,mesh_a,mesh_b,collide,stage,penetration,line\n"
+#define CSV_COLUMNS "index,mesh_a,mesh_b,collide,stage,line\n"
+#define CSV_PENETRATION_COLUMNS "index,mesh_a,mesh_b,collide,stage,penetration,line\n"
+
+size_t npy_record_bytes(bool penetration)
+{
+	return penetration ? NPY_RESULT_PENETRATION_BYTES : NPY_RESULT_BYTES;
+}
 
 const char *format_name(result_format f)
 {
@@ -59,7 +65,7 @@ size_t result_header_write(result_format f, const result_header *h, char *out, s
 	int len;
 	switch (f) {
 	case FORMAT_CSV:
-		len = snprintf(out, size, "%s\n" CSV_COLUMNS, comment);
+		len = snprintf(out, size, "%s\n%s", comment, h->penetration ? CSV_PENETRATION_COLUMNS : CSV_COLUMNS);
 		break;
 	case FORMAT_JSONL:
 		len = snprintf(out, size,
@@ -73,7 +79,7 @@ size_t result_header_write(result_format f, const result_header *h, char *out, s
 		// of 64, then '\n'.
 		char dict[512];
 		int d = snprintf(dict, sizeof(dict), "{'descr': %s, 'fortran_order': False, 'shape': (%" PRIu64 ",), } %s",
-		                 NPY_RESULT_DESCR, h->rows, comment);
+		                 h->penetration ? NPY_RESULT_PENETRATION_DESCR : NPY_RESULT_DESCR, h->rows, comment);
 		if (d < 0 || (size_t)d >= sizeof(dict))
 			return 0;
 		size_t total = 10 + (size_t)d + 1;
@@ -112,7 +118,21 @@ static bool parse_comment(const char *s, result_header *h)
 	return true;
 }
 
+static size_t header_read_one(result_format f, const char *bytes, size_t len, result_header *h, const char **why);
+
 size_t result_header_read(result_format f, const char *bytes, size_t len, result_header *h, const char **why)
+{
+	// Both column sets; the one whose header reads back as written.
+	for (int pen = 0; pen < 2; pen++) {
+		h->penetration = pen;
+		size_t n = header_read_one(f, bytes, len, h, why);
+		if (n)
+			return n;
+	}
+	return 0;
+}
+
+static size_t header_read_one(result_format f, const char *bytes, size_t len, result_header *h, const char **why)
 {
 	char line[512];
 	*why = "no vkcollide job header (not a file of `vkcollide run`, or of another format)";
@@ -125,13 +145,12 @@ size_t result_header_read(result_format f, const char *bytes, size_t len, result
 		memcpy(line, bytes + 10, hl);
 		line[hl] = '\0';
 		const char *c = strstr(line, "} # vkcollide job ");
-		if (!c || strncmp(line, "{'descr': " NPY_RESULT_DESCR ",", strlen("{'descr': " NPY_RESULT_DESCR ",")) != 0)
-			return 0;
-		if (!parse_comment(c + 2, h))
+		if (!c || !parse_comment(c + 2, h))
 			return 0;
 		char again[1024];
 		if (result_header_write(f, h, again, sizeof(again)) != 10 + hl || memcmp(again, bytes, 10 + hl) != 0)
 			return 0;
+		*why = NULL;
 		return 10 + hl;
 	}
 	const char *nl = memchr(bytes, '\n', len < sizeof(line) ? len : sizeof(line));
@@ -192,9 +211,9 @@ static void put_le(char *out, uint64_t v, int bytes)
 		out[i] = (char)(v >> (8 * i));
 }
 
-size_t result_row_write(result_format f, const result_row *r, char *out)
+size_t result_row_write(result_format f, bool penetration, const result_row *r, char *out)
 {
-	char pen[32];
+	char pen[32] = "";
 	size_t o = 0;
 	if (f == FORMAT_NPY) {
 		uint32_t bits;
@@ -204,13 +223,17 @@ size_t result_row_write(result_format f, const result_row *r, char *out)
 		put_le(out + 12, r->mesh_b, 4);
 		out[16] = (char)r->collide;
 		out[17] = (char)r->stage;
+		if (!penetration) {
+			put_le(out + 18, r->line, 8);
+			return NPY_RESULT_BYTES;
+		}
 		put_le(out + 18, bits, 4);
 		put_le(out + 22, r->line, 8);
-		return NPY_RESULT_BYTES;
+		return NPY_RESULT_PENETRATION_BYTES;
 	}
-	if (isfinite(r->penetration))
+	if (penetration && isfinite(r->penetration))
 		format_float_short(r->penetration, pen, sizeof(pen));
-	else
+	else if (penetration)
 		snprintf(pen, sizeof(pen), f == FORMAT_JSONL ? "null" : "nan");
 	if (f == FORMAT_CSV) {
 		o += put_u64(out + o, r->index);
@@ -223,8 +246,10 @@ size_t result_row_write(result_format f, const result_row *r, char *out)
 		out[o++] = ',';
 		o += put_str(out + o, stage_name(r->stage));
 		out[o++] = ',';
-		o += put_str(out + o, pen);
-		out[o++] = ',';
+		if (penetration) {
+			o += put_str(out + o, pen);
+			out[o++] = ',';
+		}
 		o += put_u64(out + o, r->line);
 		out[o++] = '\n';
 		return o;
@@ -237,9 +262,13 @@ size_t result_row_write(result_format f, const result_row *r, char *out)
 	o += put_u64(out + o, r->mesh_b);
 	o += put_str(out + o, r->collide ? ",\"collide\":true,\"stage\":\"" : ",\"collide\":false,\"stage\":\"");
 	o += put_str(out + o, stage_name(r->stage));
-	o += put_str(out + o, "\",\"penetration\":");
-	o += put_str(out + o, pen);
-	o += put_str(out + o, ",\"line\":");
+	if (penetration) {
+		o += put_str(out + o, "\",\"penetration\":");
+		o += put_str(out + o, pen);
+		o += put_str(out + o, ",\"line\":");
+	} else {
+		o += put_str(out + o, "\",\"line\":");
+	}
 	o += put_u64(out + o, r->line);
 	o += put_str(out + o, "}\n");
 	return o;

@@ -83,9 +83,11 @@ static const char *const run_help[] = {
 	"\n",
 	"Output (csv, jsonl or npy, from --format, the job's format, or the output's\n"
 	"extension): a header line with the job's fingerprint, then one row per pair:\n"
-	"    index,mesh_a,mesh_b,collide,stage,penetration,line\n"
-	"in the order of the pairs file. It is written to OUT.partial and renamed to\n"
-	"OUT when complete; an interrupted run keeps OUT.partial for --resume.\n"
+	"    index,mesh_a,mesh_b,collide,stage,line\n"
+	"in the order of the pairs file, the same bytes on every run (--penetration\n"
+	"adds the library's penetration estimate, which may vary run to run). It is\n"
+	"written to OUT.partial and renamed to OUT when complete; an interrupted run\n"
+	"keeps OUT.partial for --resume.\n"
 	"\n"
 	"Options (override the job's settings):\n"
 	"  --pairs FILE        the pairs file (- reads standard input)\n"
@@ -103,6 +105,8 @@ static const char *const run_help[] = {
 	"                      job after its last whole line\n"
 	"  --threads N         parse and format threads (default: one per core)\n"
 	"  --block N           pairs per device call, 1..65536 (default 65536)\n"
+	"  --penetration       add the penetration column (a lower bound of the overlap\n"
+	"                      from the device's search: not the same bytes run to run)\n"
 	"  --verify            also answer every pair with the exact CPU reference\n"
 	"                      (slow) and print the agreement on stderr\n"
 	"  --progress SECONDS  a progress line every SECONDS when stderr is not a\n"
@@ -119,7 +123,8 @@ const command run_command = {
 	"run",
 	"JOB [--pairs FILE] [--poses FILE] [--out FILE] [--format csv|jsonl|npy]\n"
 	"                     [--mode exact|approx] [--resolution N] [--mip N] [--shard K/N|slurm]\n"
-	"                     [--resume] [--threads N] [--block N] [--verify] [--progress SECONDS] [--quiet]",
+	"                     [--resume] [--threads N] [--block N] [--penetration] [--verify]\n"
+	"                     [--progress SECONDS] [--quiet]",
 	"run a job file: many meshes, a pairs file, resumable and shardable",
 	run_help,
 	cmd_run,
@@ -151,7 +156,7 @@ typedef struct run_args {
 	const char *job;
 	const char *pairs, *poses, *out, *format, *mode, *shard;
 	uint32_t resolution, mip, threads, block;
-	bool has_resolution, has_mip, resume, quiet, verify;
+	bool has_resolution, has_mip, resume, quiet, verify, penetration;
 	double progress_s;
 } run_args;
 
@@ -848,7 +853,7 @@ static bool format_piece(job_run *jr, slot *s, uint32_t piece)
 		const vkcol_pair_result *res = &s->results[i];
 		result_row row = {s->first_index + i, s->mesh_ab[2 * i], s->mesh_ab[2 * i + 1], res->collide != 0,
 		                  res->stage, res->penetration, s->line[i]};
-		o += result_row_write(jr->format, &row, s->out[piece] + o);
+		o += result_row_write(jr->format, jr->header.penetration, &row, s->out[piece] + o);
 	}
 	s->out_len[piece] = o;
 	return true;
@@ -1271,6 +1276,8 @@ static int parse_run_args(const command *cmd, int argc, char **argv, run_args *a
 		} else if (match_value_option(argc, argv, &i, "--block", &value)) {
 			if (!parse_u32(value, 1, SLOT_PAIRS, &a->block))
 				return usage_error(cmd, "--block wants an integer in 1..%u, not '%s'", SLOT_PAIRS, value ? value : "");
+		} else if (strcmp(arg, "--penetration") == 0) {
+			a->penetration = true;
 		} else if (strcmp(arg, "--verify") == 0) {
 			a->verify = true;
 		} else if (strcmp(arg, "--resume") == 0) {
@@ -1376,8 +1383,8 @@ static int resume_partial(job_run *jr, const char *hdr, size_t hdr_len, uint64_t
 	}
 	uint64_t keep = hdr_len;
 	if (jr->format == FORMAT_NPY) {
-		*rows = (size - hdr_len) / NPY_RESULT_BYTES;
-		keep = hdr_len + *rows * NPY_RESULT_BYTES;
+		*rows = (size - hdr_len) / npy_record_bytes(jr->header.penetration);
+		keep = hdr_len + *rows * npy_record_bytes(jr->header.penetration);
 	} else {
 		// Count whole lines; keep up to the last newline.
 		char *buf = malloc(READ_BLOCK);
@@ -1425,7 +1432,7 @@ static bool complete_output(const job_run *jr, const char *path, const char *hdr
 	char head[1024];
 	bool ok = fstat(fd, &st) == 0 && pread(fd, head, hdr_len, 0) == (ssize_t)hdr_len && memcmp(head, hdr, hdr_len) == 0;
 	if (ok && jr->format == FORMAT_NPY) {
-		ok = (uint64_t)st.st_size == hdr_len + jr->header.rows * NPY_RESULT_BYTES;
+		ok = (uint64_t)st.st_size == hdr_len + jr->header.rows * npy_record_bytes(jr->header.penetration);
 	} else if (ok) {
 		uint64_t lines = 0;
 		char *buf = malloc(READ_BLOCK);
@@ -1647,8 +1654,10 @@ static int cmd_run(const command *cmd, int argc, char **argv)
 		goto done;
 	}
 	char line[512];
-	int n = snprintf(line, sizeof(line), "%s\nversion %d.%d.%d\nmode %s\nmip %u\nformat %s\n", FINGERPRINT_VERSION,
-	                 VKCOL_VERSION_MAJOR, VKCOL_VERSION_MINOR, VKCOL_VERSION_PATCH, mode, jr.mip, format);
+	bool with_penetration = args.penetration || job.penetration;
+	int n = snprintf(line, sizeof(line), "%s\nversion %d.%d.%d\nmode %s\nmip %u\nformat %s\npenetration %d\n",
+	                 FINGERPRINT_VERSION, VKCOL_VERSION_MAJOR, VKCOL_VERSION_MINOR, VKCOL_VERSION_PATCH, mode, jr.mip,
+	                 format, with_penetration);
 	XXH3_64bits_update(fp, line, (size_t)n);
 	catch_interrupts(true);
 	uint64_t pairs_hash = 0;
@@ -1694,6 +1703,7 @@ static int cmd_run(const command *cmd, int argc, char **argv)
 	// The slice this run answers, and its header.
 	jr.header.shard = shard;
 	jr.header.shards = shards;
+	jr.header.penetration = with_penetration;
 	if (jr.total == UINT64_MAX) {
 		jr.start = 0;
 		jr.end = UINT64_MAX;
