@@ -19,9 +19,10 @@ radius factor 1.3, seed 1: the poses bench_approx and bench_exact read with
 Each is the median of R runs (default 3), all in one invocation, one after
 the other on the same machine.
 
---long N (default 0 = skip): peak RSS (the kernel's ru_maxrss of the child)
-and rate of `vkcollide run --mode approx` on N pairs (the N poses repeated),
-text in and csv out, and npy in and npy out; also on N / 100 pairs.
+--long N (default 0 = skip): peak RSS (GNU time's maximum resident set
+size) and rate of `vkcollide run --mode approx` on N pairs (the N poses
+repeated), text in and csv out, and npy in and npy out; also on N / 100
+pairs.
 """
 import argparse
 import json
@@ -51,15 +52,18 @@ def timed(cmd, **kw):
 
 
 def peak_rss(cmd):
-    """Runs cmd; returns (wall, peak RSS bytes, stderr)."""
+    """Runs cmd under GNU time; returns (wall, peak RSS bytes, stderr). (The
+    rusage of a child forked from this process would count this process's
+    pages too, until the exec.)"""
     t0 = time.perf_counter()
-    p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    err = p.stderr.read()
-    _, status, usage = os.wait4(p.pid, 0)
+    p = subprocess.run(["/usr/bin/time", "-f", "vkcol-maxrss-kib %M"] + cmd, stdout=subprocess.DEVNULL,
+                       stderr=subprocess.PIPE)
     wall = time.perf_counter() - t0
-    if status != 0:
-        sys.exit("failed (%d): %s\n%s" % (status, " ".join(cmd), err.decode()[-2000:]))
-    return wall, usage.ru_maxrss * 1024, err.decode()
+    err = p.stderr.decode()
+    if p.returncode != 0:
+        sys.exit("failed (%d): %s\n%s" % (p.returncode, " ".join(cmd), err[-2000:]))
+    kib = int(re.search(r"vkcol-maxrss-kib (\d+)", err).group(1))
+    return wall, kib * 1024, err
 
 
 def summary_rate(err):
@@ -140,7 +144,9 @@ def main():
                     body = open(os.path.join(d, "pairs.txt")).read()
                     for _ in range(reps):
                         f.write(body)
-                write_npy_inputs(d, np.tile(poses, (reps, 1)), "long_")
+                tiled = np.tile(poses, (reps, 1))
+                write_npy_inputs(d, tiled, "long_")
+                del tiled
                 json.dump({"meshes": [{"path": SPIDER}], "pairs": txt}, open(os.path.join(d, "long.json"), "w"))
                 for kind, extra in (("text_csv", ["--out", os.path.join(d, "l.csv")]),
                                     ("npy_npy", ["--pairs", os.path.join(d, "long_pairs.npy"), "--poses",
