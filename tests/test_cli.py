@@ -1420,22 +1420,29 @@ def test_collide_verify_interrupt():
     lines = [l for l in open(os.path.join(EXAMPLES, "poses.txt")).read().splitlines() if not l.startswith("#")]
     lines = lines * 10
     read_end, write_end = os.pipe()
-    p = subprocess.Popen([TOOL, "collide", torus, torus, "--poses", "-", "--verify", "--chunk", "64"],
-                         stdin=read_end, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    os.close(read_end)
-    # Fed from a thread: the pipe holds far less than the poses.
-    feeder = threading.Thread(target=feed, args=(write_end, ("\n".join(lines) + "\n").encode()), daemon=True)
-    feeder.start()
-    try:
-        time.sleep(2.0)
-        p.send_signal(signal.SIGINT)
-        out, err = p.communicate(timeout=TIMEOUT_S)
-    finally:
-        if p.poll() is None:
-            p.kill()
-            p.wait()
-    feeder.join()
-    rows = parse_csv(out.decode())
+    with tempfile.TemporaryDirectory() as d:
+        out_path = os.path.join(d, "out.csv")
+        with open(out_path, "wb") as out_file:
+            p = subprocess.Popen([TOOL, "collide", torus, torus, "--poses", "-", "--verify", "--chunk", "64"],
+                                 stdin=read_end, stdout=out_file, stderr=subprocess.PIPE)
+        os.close(read_end)
+        # Fed from a thread: the pipe holds far less than the poses.
+        feeder = threading.Thread(target=feed, args=(write_end, ("\n".join(lines) + "\n").encode()), daemon=True)
+        feeder.start()
+        try:
+            # Interrupt once some results are out (start-up time varies
+            # with the machine's load).
+            deadline = time.time() + TIMEOUT_S
+            while os.path.getsize(out_path) < 4096 and time.time() < deadline and p.poll() is None:
+                time.sleep(0.02)
+            p.send_signal(signal.SIGINT)
+            _, err = p.communicate(timeout=TIMEOUT_S)
+        finally:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+        feeder.join()
+        rows = parse_csv(open(out_path).read())
     m = re.search(rb"verify: ([0-9,]+) poses", err)
     check(m, "no verify line: %r" % err)
     verified = int(m.group(1).replace(b",", b""))

@@ -2,7 +2,8 @@
 """End-to-end tests of `vkcollide run` and `vkcollide merge` (stdlib only; the
 .npy results are also read with NumPy from Debian's /usr/bin/python3).
 
-usage: python3 tests/test_jobs.py PATH/TO/vkcollide [NAME-FILTER]
+usage: python3 tests/test_jobs.py PATH/TO/vkcollide [NAME-FILTER | !NAME-FILTER]
+(a filter runs the tests whose names contain it; with '!', the others)
 
 Environment (set by tests/meson.build): VKCOL_SOURCE_DIR, and
 VKCOLLIDE_VALIDATION=1, which makes the tool fail on any validation message.
@@ -365,9 +366,9 @@ def test_shards_merge():
             one = os.path.join(d, "f." + fmt)
             expect(run("run", job, "--out", one, "-q"), 0)
             parts = []
-            for k in range(3):
-                expect(run("run", job, "--out", one, "--shard", "%d/3" % k, "-q"), 0)
-                parts.append(os.path.join(d, "f.shard-%d-of-3.%s" % (k, fmt)))
+            for k in range(2):
+                expect(run("run", job, "--out", one, "--shard", "%d/2" % k, "-q"), 0)
+                parts.append(os.path.join(d, "f.shard-%d-of-2.%s" % (k, fmt)))
             expect(run("merge", "--out", os.path.join(d, "fm." + fmt), *parts), 0)
             check(open(one, "rb").read() == open(os.path.join(d, "fm." + fmt), "rb").read(),
                   "%s shards merged differ from the single run" % fmt)
@@ -386,27 +387,38 @@ def whole_lines(data):
 
 
 def test_resume_after_kills():
-    # SIGKILL at 24 random moments, each followed by --resume: the end
+    # SIGKILL at 20 random moments, each followed by --resume: the end
     # result is the uninterrupted run's bytes, and after every kill the
-    # .partial file's whole lines are a prefix of them.
+    # .partial file's whole lines are a prefix of them. Half the kills land
+    # anywhere in a run; the other half once results are being written
+    # (start-up, the validation layer's included, is most of a short run).
     rng = random.Random(30)
     with tempfile.TemporaryDirectory() as d:
         job = longer_job(d, 2)
         ref = os.path.join(d, "ref.csv")
         t0 = time.time()
-        expect(run("run", job, "--out", ref, "-q", "--block", "300"), 0)
+        expect(run("run", job, "--out", ref, "-q", "--block", "100"), 0)
         duration = time.time() - t0
         want = open(ref, "rb").read()
         out = os.path.join(d, "out.csv")
         partial = out + ".partial"
         kills = 0
         sizes = []
-        while kills < 24:
-            p = subprocess.Popen([TOOL, "run", job, "--out", out, "--resume", "-q", "--block", "300"],
+        while kills < 20:
+            before = os.path.getsize(partial) if os.path.exists(partial) else 0
+            p = subprocess.Popen([TOOL, "run", job, "--out", out, "--resume", "-q", "--block", "100"],
                                  stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-            time.sleep(rng.uniform(0.0, duration))
+            if kills % 2:
+                time.sleep(rng.uniform(0.0, duration))
+            else:
+                deadline = time.time() + duration * 3
+                while p.poll() is None and time.time() < deadline and \
+                        (not os.path.exists(partial) or os.path.getsize(partial) <= before):
+                    time.sleep(0.005)
+                time.sleep(rng.uniform(0.0, 0.2))
             if p.poll() is not None:
                 err = p.stderr.read()
+                p.stderr.close()
                 check(p.returncode == 0, "a resumed run failed: %r" % err)
                 # It finished before the kill: start again to kill more.
                 os.unlink(out)
@@ -423,10 +435,11 @@ def test_resume_after_kills():
                 # Killed after the rename, while closing down: complete.
                 check(open(out, "rb").read() == want, "the target appeared before the job was complete")
                 os.unlink(out)
-        r = run("run", job, "--out", out, "--resume", "--block", "300")
+        r = run("run", job, "--out", out, "--resume", "--block", "100")
         expect(r, 0)
         check(open(out, "rb").read() == want, "the resumed output differs from the uninterrupted one")
-        check(any(0 < s < len(want) for s in sizes), "no kill landed mid-output: sizes %r" % sizes)
+        mid = sum(1 for s in sizes if 150 < s < len(want))
+        check(mid >= 5, "only %d kills landed mid-output: sizes %r" % (mid, sizes))
         # Resuming a complete job does nothing.
         r = run("run", job, "--out", out, "--resume")
         expect(r, 0)
@@ -618,16 +631,16 @@ def test_command_line_overrides():
 def test_progress():
     # Not a terminal: periodic lines; a terminal: a bar with rate and ETA.
     with tempfile.TemporaryDirectory() as d:
-        job = longer_job(d, 2)
-        r = run("run", job, "--progress", "0.05", "--block", "100")
+        job = scene_copy(d)
+        r = run("run", job, "--progress", "0.01", "--block", "50")
         expect(r, 0)
         lines = [l for l in r.stderr.splitlines() if l.startswith("vkcollide: progress: ")]
         check(lines, "no progress lines\n%s" % r.describe())
-        check(re.match(r"vkcollide: progress: [\d,]+ of 6,000 pairs \([\d.]+%\), [\d,]+ pairs/s, ETA \S+$", lines[0]),
+        check(re.match(r"vkcollide: progress: [\d,]+ of 3,000 pairs \([\d.]+%\), [\d,]+ pairs/s, ETA \S+$", lines[0]),
               lines[0])
         pid, fd = pty.fork()
         if pid == 0:
-            os.execv(TOOL, [TOOL, "run", job, "--block", "100", "--out", os.path.join(d, "t.csv")])
+            os.execv(TOOL, [TOOL, "run", job, "--block", "50", "--out", os.path.join(d, "t.csv")])
         seen = b""
         while True:
             try:
@@ -639,9 +652,9 @@ def test_progress():
             seen += chunk
         _, status = os.waitpid(pid, 0)
         check(os.WEXITSTATUS(status) == 0, "exit %d on a terminal: %r" % (os.WEXITSTATUS(status), seen[-500:]))
-        check(re.search(rb"\r\[[#.]{24}\] +[\d.]+%  [\d,]+/6,000 pairs  [\d,]+ pairs/s  ETA", seen),
+        check(re.search(rb"\r\[[#.]{24}\] +[\d.]+%  [\d,]+/3,000 pairs  [\d,]+ pairs/s  ETA", seen),
               "no progress bar on a terminal: %r" % seen[-500:])
-        check(b"vkcollide: done: 6,000 pairs" in seen, "no summary on a terminal")
+        check(b"vkcollide: done: 3,000 pairs" in seen, "no summary on a terminal")
 
 
 def test_help_lists_run_and_merge():
@@ -673,7 +686,9 @@ def main():
     passed = failed = 0
     for test in TESTS:
         name = test.__name__
-        if name_filter not in name:
+        if name_filter.startswith("!") and name_filter[1:] in name:
+            continue
+        if not name_filter.startswith("!") and name_filter not in name:
             continue
         t0 = time.time()
         try:
