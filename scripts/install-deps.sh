@@ -28,6 +28,13 @@ libcglm-dev
 libassimp-dev
 assimp-testmodels
 python3
+libjson-c-dev
+libxxhash-dev
+clang
+libclang-rt-dev
+python3-numpy
+slurm-wlm
+munge
 "
 BENCH_PACKAGES="
 libfcl-dev

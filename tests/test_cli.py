@@ -26,6 +26,8 @@ import struct
 import subprocess
 import sys
 import tempfile
+import threading
+import time
 
 TIMEOUT_S = 120
 
@@ -1339,10 +1341,194 @@ def test_collide_triangle_pairs_refused():
         results = os.path.join(d, "results.csv")
         r = collide(poses, "--out", results, "--triangle-pairs", results)
         expect_exit(r, 2)
-        expect_error_line(r, "results.csv", r"--triangle-pairs names the file the results go to")
+        expect_error_line(r, "results.csv", r"--triangle-pairs names the file --out writes")
         r = collide(poses, "--triangle-pairs", os.path.join(d, "no", "such", "dir.csv"))
         expect_exit(r, 2)
         expect_error_line(r, "dir.csv", r"cannot create")
+
+
+def leftovers(directory, keep):
+    """Files in directory besides keep (temporary files a run left)."""
+    return sorted(set(os.listdir(directory)) - set(keep))
+
+
+def test_collide_outputs_checked_first():
+    # A failing check leaves an existing output as it was: the outputs are
+    # checked before any work and written to a temporary file beside them.
+    need_device()
+    with tempfile.TemporaryDirectory() as d:
+        poses = write(d, "poses.txt", MIXED_POSES)
+        mesh = write(d, "box.obj", open(box_path()).read())
+        out = write(d, "o.csv", "old\n")
+        cases = [
+            (["--triangle-pairs", os.path.join(d, "nonexistent", "x")], "x", r"cannot create"),
+            (["--triangle-pairs", poses], "poses.txt", r"names the poses file"),
+            (["--triangle-pairs", out], "o.csv", r"names the file --out writes"),
+        ]
+        for extra, name, pattern in cases:
+            r = run("collide", mesh, mesh, "--poses", poses, "--out", out, *extra)
+            expect_exit(r, 2)
+            expect_error_line(r, name, pattern)
+            check(open(out).read() == "old\n", "%r emptied --out\n%s" % (extra, r.describe()))
+        # No output may be an input mesh (A or B, any spelling of its path).
+        mesh_text = open(mesh, "rb").read()
+        for args in (["--out", mesh], ["--out", out, "--triangle-pairs", os.path.join(d, ".", "box.obj")]):
+            r = run("collide", mesh, mesh, "--poses", poses, *args)
+            expect_exit(r, 2)
+            expect_error_line(r, "box.obj", r"an input: refusing to overwrite it")
+            check(open(mesh, "rb").read() == mesh_text, "%r overwrote the mesh" % args)
+        link = os.path.join(d, "link.obj")
+        os.symlink(mesh, link)
+        r = run("collide", mesh, box_path(), "--poses", poses, "--out", link)
+        expect_exit(r, 2)
+        check(open(mesh, "rb").read() == mesh_text, "a link to mesh A was overwritten")
+        # The outputs are checked before the meshes are imported: with a bad
+        # mesh and a bad output, the output is what is reported.
+        bad_mesh = write(d, "bad.obj", "v 0 0 0\nf 1 2 3\n")
+        r = run("collide", bad_mesh, bad_mesh, "--poses", poses, "--out", os.path.join(d, "nonexistent", "o.csv"))
+        expect_exit(r, 2)
+        expect_error_line(r, "o.csv", r"cannot create")
+        check("bad.obj" not in r.stderr, "the mesh was read before the output was checked\n" + r.describe())
+        check(leftovers(d, ["poses.txt", "box.obj", "o.csv", "link.obj", "bad.obj"]) == [],
+              "temporary files left: %r" % leftovers(d, ["poses.txt", "box.obj", "o.csv", "link.obj", "bad.obj"]))
+        # A run that succeeds replaces the file whole, and leaves nothing else.
+        r = run("collide", mesh, mesh, "--poses", poses, "--out", out, "--triangle-pairs", os.path.join(d, "t.csv"))
+        expect_exit(r, 0)
+        check([row["collide"] for row in parse_csv(open(out).read())] == [e[1] for e in MIXED_EXPECTED],
+              "wrong answers: %r" % open(out).read())
+        check(leftovers(d, ["poses.txt", "box.obj", "o.csv", "link.obj", "bad.obj", "t.csv"]) == [],
+              "temporary files left after success")
+
+
+def test_collide_out_dash_is_stdout():
+    need_device()
+    with tempfile.TemporaryDirectory() as d:
+        poses = write(d, "poses.txt", MIXED_POSES)
+        p = subprocess.run([TOOL, "collide", box_path(), box_path(), "--poses", poses, "--out", "-"], cwd=d,
+                           capture_output=True, timeout=TIMEOUT_S)
+        check(p.returncode == 0, "exit %d: %r" % (p.returncode, p.stderr))
+        check_rows(parse_csv(p.stdout.decode()), MIXED_EXPECTED)
+        check(not os.path.exists(os.path.join(d, "-")), "--out - wrote a file named '-'")
+
+
+def test_collide_nul_byte():
+    # A NUL byte is an error at its column, not the end of the line.
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "poses.txt")
+        with open(path, "wb") as f:
+            f.write(b"1 0 0 0 0 0 0\n1 0 0\x000 5 5 5 junk\n")
+        out = os.path.join(d, "o.csv")
+        r = run("collide", box_path(), box_path(), "--poses", path, "--out", out)
+        expect_exit(r, 2)
+        expect_error_line(r, "poses.txt:2:6", r"NUL byte")
+        rows = parse_csv(open(out).read())
+        check(len(rows) == 1 and rows[0]["line"] == 1, "the pose before the bad line was not kept: %r" % rows)
+
+
+def test_collide_kill_leaves_target():
+    # SIGKILL mid-run leaves --out as it was: no torn line, no empty file.
+    need_device()
+    torus = os.path.join(EXAMPLES, "torus.obj")
+    with tempfile.TemporaryDirectory() as d:
+        out = write(d, "o.csv", "old\n")
+        p = subprocess.Popen([TOOL, "collide", torus, torus, "--poses", "-", "--out", out, "--chunk", "1"],
+                             stdin=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        try:
+            lines = open(os.path.join(EXAMPLES, "poses.txt")).read().splitlines()
+            p.stdin.write(("\n".join(lines[:400]) + "\n").encode())
+            p.stdin.flush()
+            # Wait until results are being written to the temporary file.
+            for _ in range(600):
+                temps = [f for f in os.listdir(d) if f.startswith("o.csv.tmp-")]
+                if temps and os.path.getsize(os.path.join(d, temps[0])) > 200:
+                    break
+                time.sleep(0.05)
+            check(temps, "no temporary file beside the output")
+            p.kill()
+            p.wait()
+        finally:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+        check(open(out).read() == "old\n", "SIGKILL changed the target: %r" % open(out).read()[:200])
+
+
+def feed(fd, data):
+    """Writes data to the pipe fd and closes it, ignoring a reader that went away."""
+    try:
+        while data:
+            data = data[os.write(fd, data[:65536]):]
+    except OSError:
+        pass
+    os.close(fd)
+
+
+def test_collide_verify_interrupt():
+    # After SIGINT, --verify counts exactly the poses written.
+    need_device()
+    torus = os.path.join(EXAMPLES, "torus.obj")
+    lines = [l for l in open(os.path.join(EXAMPLES, "poses.txt")).read().splitlines() if not l.startswith("#")]
+    lines = lines * 10
+    read_end, write_end = os.pipe()
+    with tempfile.TemporaryDirectory() as d:
+        out_path = os.path.join(d, "out.csv")
+        with open(out_path, "wb") as out_file:
+            p = subprocess.Popen([TOOL, "collide", torus, torus, "--poses", "-", "--verify", "--chunk", "64"],
+                                 stdin=read_end, stdout=out_file, stderr=subprocess.PIPE)
+        os.close(read_end)
+        # Fed from a thread: the pipe holds far less than the poses.
+        feeder = threading.Thread(target=feed, args=(write_end, ("\n".join(lines) + "\n").encode()), daemon=True)
+        feeder.start()
+        try:
+            # Interrupt once some results are out (start-up time varies
+            # with the machine's load).
+            deadline = time.time() + TIMEOUT_S
+            while os.path.getsize(out_path) < 4096 and time.time() < deadline and p.poll() is None:
+                time.sleep(0.02)
+            p.send_signal(signal.SIGINT)
+            _, err = p.communicate(timeout=TIMEOUT_S)
+        finally:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+        feeder.join()
+        rows = parse_csv(open(out_path).read())
+    m = re.search(rb"verify: ([0-9,]+) poses", err)
+    check(m, "no verify line: %r" % err)
+    verified = int(m.group(1).replace(b",", b""))
+    check(verified == len(rows), "%d poses verified, %d written" % (verified, len(rows)))
+    check(p.returncode == 128 + signal.SIGINT and 0 < len(rows) < len(lines),
+          "exit %d, %d rows: %r" % (p.returncode, len(rows), err))
+
+
+def test_mesh_info_star_shaped_undefined():
+    # Star-shapedness belongs to solids: a mesh of zero area and an open box
+    # get "does not apply" (JSON null), not "yes".
+    need_device()
+    with tempfile.TemporaryDirectory() as d:
+        flat = write(d, "flat.obj", "v 0 0 0\nv 1 0 0\nv 2 0 0\nf 1 2 3\nf 1 3 2\n")
+        corners = "".join("v %d %d %d\n" % (x, y, z) for x in (0, 1) for y in (0, 1) for z in (0, 1))
+        quads = [(1, 3, 4, 2), (1, 2, 6, 5), (3, 7, 8, 4), (1, 5, 7, 3), (2, 4, 8, 6)]  # no top
+        faces = "".join("f %d %d %d\nf %d %d %d\n" % (q[0], q[1], q[2], q[0], q[2], q[3]) for q in quads)
+        open_box = write(d, "open_box.obj", corners + faces)
+        for path, why in ((flat, "every triangle has zero area"), (open_box, "an open surface bounds no solid")):
+            r = run("mesh-info", path)
+            expect_exit(r, 0)
+            line = [l for l in r.stdout.splitlines() if l.startswith("star-shaped")]
+            check(line and line[0].split(None, 1)[1] == "does not apply: " + why, "%s: %r" % (path, line))
+            info = mesh_info_json(path)
+            check(info["star_shaped"] is None, "%s: star_shaped %r in JSON" % (path, info["star_shaped"]))
+
+
+def test_mesh_info_negative_ply_index():
+    # Assimp reads a PLY index of -5 as 4294967291: the message says -5.
+    with tempfile.TemporaryDirectory() as d:
+        path = write(d, "neg.ply", "ply\nformat ascii 1.0\nelement vertex 3\nproperty float x\nproperty float y\n"
+                     "property float z\nelement face 1\nproperty list uchar int vertex_indices\nend_header\n"
+                     "0 0 0\n1 0 0\n0 1 0\n3 0 1 -5\n")
+        r = run("mesh-info", path)
+        expect_exit(r, 2)
+        expect_error_line(r, "neg.ply", r"refers to vertex -5 \(a negative index")
 
 
 # ---------------------------------------------------------------------------

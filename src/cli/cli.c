@@ -8,6 +8,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 const char *const common_help =
 	"Common options:\n"
@@ -185,6 +186,26 @@ bool parse_u32(const char *text, uint32_t min, uint32_t max, uint32_t *out)
 
 // ---------------------------------------------------------------------------
 // Formatting
+
+double now_seconds(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+void format_count(uint64_t n, char *out, size_t size)
+{
+	char digits[32];
+	int len = snprintf(digits, sizeof(digits), "%" PRIu64, n);
+	size_t o = 0;
+	for (int i = 0; i < len && o + 2 < size; i++) {
+		if (i > 0 && (len - i) % 3 == 0)
+			out[o++] = ',';
+		out[o++] = digits[i];
+	}
+	out[o] = '\0';
+}
 
 void format_bytes(uint64_t bytes, char *out, size_t size)
 {

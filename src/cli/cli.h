@@ -107,6 +107,12 @@ bool parse_u64(const char *text, uint64_t min, uint64_t max, uint64_t *out);
 // ---------------------------------------------------------------------------
 // Formatting
 
+// Monotonic seconds.
+double now_seconds(void);
+
+// 1234567 -> "1,234,567": counts read at a glance.
+void format_count(uint64_t n, char *out, size_t size);
+
 // 1536 -> "1.5 KiB"; below 1024, "N bytes".
 void format_bytes(uint64_t bytes, char *out, size_t size);
 

@@ -23,6 +23,7 @@
 
 #include "cli.h"
 #include "import.h"
+#include "outfile.h"
 #include "poses.h"
 
 // The collide mode used without --mode; the help text follows it.
@@ -123,7 +124,8 @@ static const char *const collide_help[] = {
 	"  --mip N           cube-map mip level the vertex test samples: resolution\n"
 	"                    / 2^N, clamped to the smallest level (default 0)\n"
 	"  --format FORMAT   csv (default) or jsonl\n"
-	"  --out FILE        write the results to FILE (default standard output)\n"
+	"  --out FILE        write the results to FILE (default, or -: standard\n"
+	"                    output); no input may be FILE\n"
 	"  --chunk N         poses per block read, answered and written, 1..4194304\n"
 	"                    (default 262144; about 88 bytes of memory per pose)\n"
 	"  --verify          also answer every pose with the exact CPU reference\n"
@@ -141,7 +143,12 @@ static const char *const collide_help[] = {
 	"\n"
 	"Interrupting (Ctrl-C, SIGTERM) stops after the work under way; the poses\n"
 	"answered are written, a line names the last one, and the exit status is\n"
-	"128 + the signal. A second Ctrl-C exits at once.\n",
+	"128 + the signal. A second Ctrl-C exits at once.\n"
+	"\n"
+	"Output files (--out, --triangle-pairs) are checked before any work and\n"
+	"written to a temporary file beside them (FILE.tmp-XXXXXX), renamed over\n"
+	"FILE when the run ends: a run that is killed leaves FILE as it was (and\n"
+	"the temporary file). Many meshes, resuming and sharding: vkcollide run.\n",
 	NULL,
 };
 
@@ -177,27 +184,6 @@ static const char *stage_word(uint32_t stage)
 	default:
 		return "none";
 	}
-}
-
-static double now_seconds(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-// 1234567 -> "1,234,567": progress counts are read at a glance.
-static void format_count(uint64_t n, char *out, size_t size)
-{
-	char digits[32];
-	int len = snprintf(digits, sizeof(digits), "%" PRIu64, n);
-	size_t o = 0;
-	for (int i = 0; i < len && o + 2 < size; i++) {
-		if (i > 0 && (len - i) % 3 == 0)
-			out[o++] = ',';
-		out[o++] = digits[i];
-	}
-	out[o] = '\0';
 }
 
 // The shortest of %.6g .. %.9g that reads back as the same float: 0.12, not
@@ -490,9 +476,11 @@ static bool write_block(collide_job *job, uint32_t n)
 #define VERIFY_SHOWN 10
 
 // Answers the first n poses of the block with the reference, stopping early
-// on an interrupt.
-static vkcol_result verify_block(collide_job *job, uint32_t n)
+// on an interrupt; *verified receives how many it answered (the poses
+// written: every pose written is verified).
+static vkcol_result verify_block(collide_job *job, uint32_t n, uint32_t *verified)
 {
+	*verified = 0;
 	for (uint32_t i = 0; i < n && !interrupt_signal; i++) {
 		bool exact = false;
 		vkcol_result r = vkcol_reference_collide(job->ctx, &job->pairs[i], &exact);
@@ -521,6 +509,7 @@ static vkcol_result verify_block(collide_job *job, uint32_t n)
 			           (unsigned long long)(job->answered + i), (unsigned long long)job->lines[i], job->mode_name,
 			           got ? "collide" : "no collision", exact ? "collide" : "no collision", apart, band);
 		}
+		*verified = i + 1;
 		progress_show(&job->progress, job->answered + i + 1, job->collide);
 	}
 	return VKCOL_SUCCESS;
@@ -720,35 +709,34 @@ static int probe_mode(collide_job *job)
 	return 0;
 }
 
-// True when path is the regular file open as fd.
-static bool same_file(int fd, const char *path)
+// A stdio stream on a duplicate of an output's descriptor: closing the
+// stream leaves the output's own descriptor to out_commit, which syncs it.
+static FILE *output_stream(const out_file *f)
 {
-	struct stat a, b;
-	return fstat(fd, &a) == 0 && S_ISREG(a.st_mode) && stat(path, &b) == 0 && a.st_dev == b.st_dev &&
-	       a.st_ino == b.st_ino;
+	if (f->to_stdout)
+		return stdout;
+	int fd = dup(f->fd);
+	FILE *s = fd >= 0 ? fdopen(fd, "w") : NULL;
+	if (!s && fd >= 0)
+		close(fd);
+	return s;
 }
 
-// Creates the --triangle-pairs file (after the results' file, so that it
-// cannot be either input or output) and writes its header. Returns 0 or an
-// exit status.
-static int open_triangle_pairs(collide_job *job, const char *path, const pose_reader *reader)
+// Flushes and closes a stream from output_stream. False with errno on a
+// write error.
+static bool close_stream(FILE *s)
 {
-	if (reader->fd != STDIN_FILENO && same_file(reader->fd, path)) {
-		error_line("%s: --triangle-pairs names the poses file itself", path);
-		return EXIT_USAGE;
-	}
-	if (same_file(fileno(job->out), path)) {
-		error_line("%s: --triangle-pairs names the file the results go to", path);
-		return EXIT_USAGE;
-	}
-	job->tri_out = fopen(path, "w");
-	if (!job->tri_out) {
-		error_line("%s: cannot create the triangle pairs file: %s", path, strerror(errno));
-		return EXIT_USAGE;
-	}
-	job->tri_name = path;
-	fputs(TRIANGLE_CSV_HEADER, job->tri_out);
-	return 0;
+	if (!s)
+		return true;
+	if (s == stdout)
+		return fflush(s) == 0 && !ferror(s);
+	bool ok = fflush(s) == 0 && !ferror(s);
+	int e = errno;
+	if (fclose(s) != 0)
+		ok = false;
+	else
+		errno = e;
+	return ok;
 }
 
 // Reads, answers and writes every block. Returns the exit status.
@@ -789,7 +777,7 @@ static int stream_poses(collide_job *job, pose_reader *reader, const char *mode_
 				return report_failure(job->log, "cannot answer the poses", r);
 			}
 			if (job->verify) {
-				r = verify_block(job, answered);
+				r = verify_block(job, answered, &answered);
 				if (r != VKCOL_SUCCESS) {
 					progress_clear(&job->progress);
 					return report_failure(job->log, "the exact reference failed", r);
@@ -871,9 +859,21 @@ static int cmd_collide(const command *cmd, int argc, char **argv)
 	vkcol_context *ctx = NULL;
 	bool same = strcmp(args.files[0], args.files[1]) == 0;
 	pose_reader *reader = NULL;
+	out_file out = {0}, tri = {0};
+	out.fd = tri.fd = -1;
+	input_set inputs = {0};
+	bool output_began = false;
 	status = pose_reader_open(args.poses, &interrupt_signal, &reader);
 	if (status != 0)
 		return status;
+	// Every output before any work: created beside its target as a
+	// temporary file, never an input, never the other output.
+	input_set_add(&inputs, args.poses, "the poses file");
+	input_set_add(&inputs, args.files[0], "mesh A");
+	input_set_add(&inputs, args.files[1], "mesh B");
+	status = out_open(&out, args.out ? args.out : "-", "--out", &inputs, NULL, false, false);
+	if (status == 0 && args.triangle_pairs)
+		status = out_open(&tri, args.triangle_pairs, "--triangle-pairs", &inputs, &out, false, false);
 	for (int k = 0; k < (same ? 1 : 2) && status == 0; k++)
 		status = load_mesh(args.files[k], args.resolution, &meshes[k], &descs[k]);
 	if (status != 0)
@@ -936,32 +936,24 @@ static int cmd_collide(const command *cmd, int argc, char **argv)
 		goto cleanup;
 	}
 
-	// Opened last, so that bad meshes or options leave an existing file as
-	// it was.
-	if (args.out) {
-		struct stat in_st, out_st;
-		if (reader->fd != STDIN_FILENO && stat(args.out, &out_st) == 0 && fstat(reader->fd, &in_st) == 0 &&
-		    in_st.st_dev == out_st.st_dev && in_st.st_ino == out_st.st_ino) {
-			error_line("%s: --out names the poses file itself", args.out);
-			status = EXIT_USAGE;
-			goto cleanup;
-		}
-		job.out = fopen(args.out, "w");
-		if (!job.out) {
-			error_line("%s: cannot create the output file: %s", args.out, strerror(errno));
-			status = EXIT_USAGE;
-			goto cleanup;
-		}
-		job.out_name = args.out;
-	} else {
-		job.out = stdout;
-		job.out_name = "standard output";
-	}
+	// The results go to the temporary files created above; they replace
+	// the targets when the run ends, whatever the outcome from here on
+	// (the answers computed are never lost), and a kill leaves the
+	// targets as they were.
+	job.out = output_stream(&out);
+	job.out_name = out.to_stdout ? "standard output" : args.out;
 	if (args.triangle_pairs) {
-		status = open_triangle_pairs(&job, args.triangle_pairs, reader);
-		if (status != 0)
-			goto cleanup;
+		job.tri_out = output_stream(&tri);
+		job.tri_name = args.triangle_pairs;
 	}
+	if (!job.out || (args.triangle_pairs && !job.tri_out)) {
+		error_line("cannot open the output: %s", strerror(errno));
+		status = EXIT_RUNTIME;
+		goto cleanup;
+	}
+	output_began = true;
+	if (job.tri_out)
+		fputs(TRIANGLE_CSV_HEADER, job.tri_out);
 	if (!job.jsonl)
 		fputs("index,collide,stage,penetration,triangle_pairs,line\n", job.out);
 
@@ -971,16 +963,21 @@ static int cmd_collide(const command *cmd, int argc, char **argv)
 	catch_interrupts(true);
 	status = stream_poses(&job, reader, args.mode_name);
 	catch_interrupts(false);
-	if (job.out != stdout && fclose(job.out) != 0 && status == 0) {
-		error_line("%s: cannot write the results: %s", args.out, strerror(errno));
+	if (!close_stream(job.out) && status == 0) {
+		error_line("%s: cannot write the results: %s", job.out_name, strerror(errno));
 		status = EXIT_RUNTIME;
 	}
 	job.out = NULL;
-	if (job.tri_out && fclose(job.tri_out) != 0 && status == 0) {
+	if (!close_stream(job.tri_out) && status == 0) {
 		error_line("%s: cannot write the triangle pairs: %s", job.tri_name, strerror(errno));
 		status = EXIT_RUNTIME;
 	}
 	job.tri_out = NULL;
+	{
+		int s1 = out_commit(&out), s2 = out_commit(&tri);
+		if (status == 0)
+			status = s1 ? s1 : s2;
+	}
 	log_flush(&log);
 	// Checked whatever the outcome: a bad line must not hide a validation
 	// message about the poses before it.
@@ -989,10 +986,16 @@ static int cmd_collide(const command *cmd, int argc, char **argv)
 		status = validation;
 
 cleanup:
-	if (job.out && job.out != stdout)
-		fclose(job.out);
-	if (job.tri_out)
-		fclose(job.tri_out);
+	close_stream(job.out);
+	close_stream(job.tri_out);
+	if (output_began) {
+		out_commit(&out);
+		out_commit(&tri);
+	} else {
+		out_discard(&out);
+		out_discard(&tri);
+	}
+	input_set_free(&inputs);
 	free(job.tri_entries);
 	free(job.pairs);
 	free(job.results);

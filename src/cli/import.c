@@ -33,6 +33,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
 #include <math.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -389,6 +391,15 @@ static bool fill_mesh(builder *b, uint32_t mesh_index, const affine *world)
 		uint32_t *tri = &b->indices[3 * (size_t)b->triangle_count];
 		for (int k = 0; k < 3; k++) {
 			uint32_t i = face->mIndices[k];
+			if (i >= nv && i > INT32_MAX) {
+				// Assimp keeps indices unsigned: a file's -5 arrives as
+				// 4294967291.
+				set_error(b->error, ERROR_CAPACITY,
+				          "index out of range: face %u of mesh %u refers to vertex %" PRId64 " (a negative index, "
+				          "%u as unsigned), the mesh has %u",
+				          f, mesh_index, (int64_t)i - (INT64_C(1) << 32), i, nv);
+				return false;
+			}
 			if (i >= nv) {
 				set_error(b->error, ERROR_CAPACITY,
 				          "index out of range: face %u of mesh %u refers to vertex %u, the mesh has %u", f,

@@ -18,7 +18,9 @@
 #include "cli.h"
 #include "collide.h"
 #include "devices.h"
+#include "merge.h"
 #include "mesh_info.h"
+#include "run.h"
 
 static int cmd_help(const command *cmd, int argc, char **argv);
 
@@ -39,6 +41,8 @@ static const command *const commands[] = {
 	&devices_command,
 	&mesh_info_command,
 	&collide_command,
+	&run_command,
+	&merge_command,
 	&help_command,
 };
 

@@ -57,6 +57,21 @@ typedef struct mesh_report {
 	const char *device_name;
 } mesh_report;
 
+// Star-shapedness is a property of a solid seen from a point inside it: a
+// mesh of no area, an open surface (rays through its boundary meet
+// nothing) or a closed surface enclosing no volume has none. NULL when it
+// applies, else why not.
+static const char *star_shaped_undefined(const vkcol_mesh_info *in)
+{
+	if (in->degenerate_count == in->triangle_count)
+		return "every triangle has zero area";
+	if (!in->closed)
+		return "an open surface bounds no solid";
+	if (!(in->volume > 0.0) || !in->origin_inside)
+		return "the closed surface encloses no volume around its origin";
+	return NULL;
+}
+
 static void print_mesh_text(FILE *out, const mesh_report *m)
 {
 	const vkcol_mesh_info *in = m->info;
@@ -97,7 +112,10 @@ static void print_mesh_text(FILE *out, const mesh_report *m)
 	fprintf(out, "%-*s %u x %u texels per face\n", w, "cube map", in->cube_resolution, in->cube_resolution);
 	// R != G: the ray from the origin meets the surface at two distances, so
 	// the origin does not see the whole surface and approx mode overestimates.
-	if (in->star_shaped)
+	const char *why_not = star_shaped_undefined(in);
+	if (why_not)
+		fprintf(out, "%-*s does not apply: %s\n", w, "star-shaped", why_not);
+	else if (in->star_shaped)
 		fprintf(out, "%-*s yes: every ray from the origin meets the surface once\n", w, "star-shaped");
 	else
 		fprintf(out, "%-*s no: %.2f%% of level-0 texels see the surface at several distances\n", w, "star-shaped",
@@ -139,11 +157,13 @@ static void print_mesh_json(FILE *out, const mesh_report *m)
 	        ", \"leaf_size_mean\": ",
 	        in->tree_depth, in->tree_node_count, in->tree_leaf_count, in->tree_leaf_min);
 	json_float(out, in->tree_leaf_mean, 9);
+	// null where star-shapedness does not apply (see star_shaped_undefined).
 	fprintf(out,
 	        ", \"leaf_size_max\": %u}, \"cube_resolution\": %u, \"star_shaped\": %s, \"cube_multi_hit_fraction\": %.6f, "
 	        "\"device_bytes\": %" PRIu64 ", \"device\": ",
-	        in->tree_leaf_max, in->cube_resolution, in->star_shaped ? "true" : "false", (double)in->cube_multi_hit_fraction,
-	        in->device_bytes);
+	        in->tree_leaf_max, in->cube_resolution,
+	        star_shaped_undefined(in) ? "null" : in->star_shaped ? "true" : "false",
+	        (double)in->cube_multi_hit_fraction, in->device_bytes);
 	json_string(out, m->device_name);
 	fputs("}\n", out);
 }

@@ -289,6 +289,10 @@ read_status pose_reader_read(pose_reader *r, bool notice_stall, vkcol_pose *pose
 		size_t n = 0;
 		bool too_long = false;
 		while (!ends_field(c = reader_peek(r))) {
+			if (c == '\0') {
+				bad_line(err, r->line, r->column, "a NUL byte (is this a text file?)");
+				return READ_BAD_LINE;
+			}
 			if (n + 1 < sizeof(text))
 				text[n++] = (char)c;
 			else
