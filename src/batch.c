@@ -71,20 +71,20 @@ static void pool_free(vkcol_context *ctx, batch_pool *pool)
 {
 	if (!pool)
 		return;
-	gpu_buffer_destroy(ctx, &pool->meshes);
-	gpu_buffer_destroy(ctx, &pool->vertices);
-	gpu_buffer_destroy(ctx, &pool->clusters);
-	gpu_buffer_destroy(ctx, &pool->nodes);
-	gpu_buffer_destroy(ctx, &pool->triangles);
-	gpu_buffer_destroy(ctx, &pool->pieces);
+	gpu_buffer_destroy(&ctx->gpu, &pool->meshes);
+	gpu_buffer_destroy(&ctx->gpu, &pool->vertices);
+	gpu_buffer_destroy(&ctx->gpu, &pool->clusters);
+	gpu_buffer_destroy(&ctx->gpu, &pool->nodes);
+	gpu_buffer_destroy(&ctx->gpu, &pool->triangles);
+	gpu_buffer_destroy(&ctx->gpu, &pool->pieces);
 	for (uint32_t i = 0; i < VKCOL_MAP_ARRAYS; i++) {
 		cube_array *a = &pool->arrays[i];
 		if (a->view)
-			ctx->vk.vkDestroyImageView(ctx->device, a->view, NULL);
+			ctx->gpu.vk.vkDestroyImageView(ctx->gpu.device, a->view, NULL);
 		if (a->image)
-			ctx->vk.vkDestroyImage(ctx->device, a->image, NULL);
+			ctx->gpu.vk.vkDestroyImage(ctx->gpu.device, a->image, NULL);
 		if (a->memory)
-			ctx->vk.vkFreeMemory(ctx->device, a->memory, NULL);
+			ctx->gpu.vk.vkFreeMemory(ctx->gpu.device, a->memory, NULL);
 	}
 	core_free(&ctx->env, pool->ids);
 	core_free(&ctx->env, pool);
@@ -222,7 +222,7 @@ static uint32_t inner_balls_for_gpu(const mesh_cpu *m, float *out)
 // takes 128 KiB).
 static VkDeviceSize cluster_storage_range(const vkcol_context *ctx)
 {
-	VkDeviceSize size = ctx->pool->clusters.size, most = ctx->props.limits.maxStorageBufferRange;
+	VkDeviceSize size = ctx->pool->clusters.size, most = ctx->gpu.props.limits.maxStorageBufferRange;
 	return size < most ? size : most / 16 * 16;
 }
 
@@ -375,33 +375,33 @@ static vkcol_result pool_build(vkcol_context *ctx, bool clearance)
 		res = VKCOL_ERROR_OUT_OF_HOST_MEMORY;
 		goto cleanup;
 	}
-	if (vertex_total * 16 > ctx->props.limits.maxStorageBufferRange) {
+	if (vertex_total * 16 > ctx->gpu.props.limits.maxStorageBufferRange) {
 		CORE_ERROR(env, "the meshes of this context hold %llu vertices; one batch binding holds at most %u",
-		           (unsigned long long)vertex_total, ctx->props.limits.maxStorageBufferRange / 16);
+		           (unsigned long long)vertex_total, ctx->gpu.props.limits.maxStorageBufferRange / 16);
 		res = VKCOL_ERROR_TOO_LARGE;
 		goto cleanup;
 	}
 	// The pools the batch shaders read as texel buffers (approx_common.glsl,
 	// exact_common.glsl) get their texel views.
 	const VkBufferUsageFlags texel = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_UNIFORM_TEXEL_BUFFER_BIT;
-	TRY(gpu_buffer_create(ctx, (vertex_total ? vertex_total : 1) * 16, texel, GPU_MEMORY_DEVICE,
+	TRY(gpu_buffer_create(&ctx->gpu, (vertex_total ? vertex_total : 1) * 16, texel, GPU_MEMORY_DEVICE,
 	                      "batch vertex pool", &pool->vertices));
-	TRY(gpu_buffer_create(ctx, (cluster_total ? cluster_total : 1) * 16, texel, GPU_MEMORY_DEVICE,
+	TRY(gpu_buffer_create(&ctx->gpu, (cluster_total ? cluster_total : 1) * 16, texel, GPU_MEMORY_DEVICE,
 	                      "batch vertex clusters", &pool->clusters));
-	if (node_total * sizeof(pool_node) > ctx->props.limits.maxStorageBufferRange ||
-	    triangle_total * 16 > ctx->props.limits.maxStorageBufferRange) {
+	if (node_total * sizeof(pool_node) > ctx->gpu.props.limits.maxStorageBufferRange ||
+	    triangle_total * 16 > ctx->gpu.props.limits.maxStorageBufferRange) {
 		CORE_ERROR(env, "the meshes of this context hold %llu tree nodes and %llu triangles; one batch binding holds "
 		                "at most %u bytes",
 		           (unsigned long long)node_total, (unsigned long long)triangle_total,
-		           ctx->props.limits.maxStorageBufferRange);
+		           ctx->gpu.props.limits.maxStorageBufferRange);
 		res = VKCOL_ERROR_TOO_LARGE;
 		goto cleanup;
 	}
-	TRY(gpu_buffer_create(ctx, (node_total ? node_total : 1) * sizeof(pool_node), texel, GPU_MEMORY_DEVICE,
+	TRY(gpu_buffer_create(&ctx->gpu, (node_total ? node_total : 1) * sizeof(pool_node), texel, GPU_MEMORY_DEVICE,
 	                      "batch node pool", &pool->nodes));
-	TRY(gpu_buffer_create(ctx, (triangle_total ? triangle_total : 1) * 16, texel, GPU_MEMORY_DEVICE,
+	TRY(gpu_buffer_create(&ctx->gpu, (triangle_total ? triangle_total : 1) * 16, texel, GPU_MEMORY_DEVICE,
 	                      "batch triangle pool", &pool->triangles));
-	TRY(gpu_buffer_create(ctx, (ctx->mesh_capacity ? ctx->mesh_capacity : 1) * sizeof(vkcol_gpu_mesh), texel,
+	TRY(gpu_buffer_create(&ctx->gpu, (ctx->mesh_capacity ? ctx->mesh_capacity : 1) * sizeof(vkcol_gpu_mesh), texel,
 	                      GPU_MEMORY_DEVICE, "batch mesh table", &pool->meshes));
 	for (uint32_t k = 0; k < VKCOL_MAP_ARRAYS; k++) {
 		// Unused resolutions get a one-cube placeholder: every binding must
@@ -413,7 +413,7 @@ static vkcol_result pool_build(vkcol_context *ctx, bool clearance)
 	}
 
 	VkCommandBuffer cmd;
-	TRY(gpu_begin_once(ctx, &cmd));
+	TRY(gpu_begin_once(&ctx->gpu, &cmd));
 	for (uint32_t k = 0; k < VKCOL_MAP_ARRAYS; k++) {
 		uint32_t levels = array_index(4u << k) + 3; // log2(4 << k) + 1
 		distance_map_image_barrier(ctx, cmd, pool->arrays[k].image, levels, 6 * pool->arrays[k].cubes,
@@ -499,7 +499,7 @@ static vkcol_result pool_build(vkcol_context *ctx, bool clearance)
 			    .extent = {n, n, 1},
 			};
 		}
-		ctx->vk.vkCmdCopyImage(cmd, s->cube.image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, pool->arrays[k].image,
+		ctx->gpu.vk.vkCmdCopyImage(cmd, s->cube.image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, pool->arrays[k].image,
 		                       VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, s->cube.levels, regions);
 		distance_map_image_barrier(ctx, cmd, s->cube.image, s->cube.levels, 6, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
 		                           VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL, VK_ACCESS_TRANSFER_READ_BIT,
@@ -514,29 +514,29 @@ static vkcol_result pool_build(vkcol_context *ctx, bool clearance)
 		                           VK_ACCESS_TRANSFER_WRITE_BIT, VK_ACCESS_SHADER_READ_BIT,
 		                           VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT);
 	}
-	gpu_barrier_all(ctx, cmd);
-	TRY(gpu_submit_once(ctx, cmd));
-	TRY(gpu_upload(ctx, &pool->meshes, 0, records, (VkDeviceSize)(ctx->mesh_capacity ? ctx->mesh_capacity : 1) *
+	gpu_barrier_all(&ctx->gpu, cmd);
+	TRY(gpu_submit_once(&ctx->gpu, cmd));
+	TRY(gpu_upload(&ctx->gpu, &pool->meshes, 0, records, (VkDeviceSize)(ctx->mesh_capacity ? ctx->mesh_capacity : 1) *
 	                                                   sizeof(vkcol_gpu_mesh)));
 	if (vertex_first)
-		TRY(gpu_upload(ctx, &pool->vertices, 0, host_vertices, vertex_first * 16));
+		TRY(gpu_upload(&ctx->gpu, &pool->vertices, 0, host_vertices, vertex_first * 16));
 	if (cluster_next)
-		TRY(gpu_upload(ctx, &pool->clusters, 0, host_clusters, (VkDeviceSize)cluster_next * 16));
+		TRY(gpu_upload(&ctx->gpu, &pool->clusters, 0, host_clusters, (VkDeviceSize)cluster_next * 16));
 	if (node_next)
-		TRY(gpu_upload(ctx, &pool->nodes, 0, host_nodes, (VkDeviceSize)node_next * sizeof(pool_node)));
+		TRY(gpu_upload(&ctx->gpu, &pool->nodes, 0, host_nodes, (VkDeviceSize)node_next * sizeof(pool_node)));
 	if (triangle_next)
-		TRY(gpu_upload(ctx, &pool->triangles, 0, host_triangles, (VkDeviceSize)triangle_next * 16));
+		TRY(gpu_upload(&ctx->gpu, &pool->triangles, 0, host_triangles, (VkDeviceSize)triangle_next * 16));
 	// Sized now that the pieces are counted (usually a few per mesh).
-	if ((uint64_t)piece_next * 4 > ctx->props.limits.maxStorageBufferRange) {
+	if ((uint64_t)piece_next * 4 > ctx->gpu.props.limits.maxStorageBufferRange) {
 		CORE_ERROR(env, "the meshes of this context have %u connected pieces; one batch binding holds at most %u",
-		           piece_next / VKCOL_PIECE_VERTICES, ctx->props.limits.maxStorageBufferRange / 4 / VKCOL_PIECE_VERTICES);
+		           piece_next / VKCOL_PIECE_VERTICES, ctx->gpu.props.limits.maxStorageBufferRange / 4 / VKCOL_PIECE_VERTICES);
 		res = VKCOL_ERROR_TOO_LARGE;
 		goto cleanup;
 	}
-	TRY(gpu_buffer_create(ctx, (VkDeviceSize)(piece_next ? piece_next : 1) * 4, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
+	TRY(gpu_buffer_create(&ctx->gpu, (VkDeviceSize)(piece_next ? piece_next : 1) * 4, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
 	                      GPU_MEMORY_DEVICE, "batch piece pool", &pool->pieces));
 	if (piece_next)
-		TRY(gpu_upload(ctx, &pool->pieces, 0, host_pieces, (VkDeviceSize)piece_next * 4));
+		TRY(gpu_upload(&ctx->gpu, &pool->pieces, 0, host_pieces, (VkDeviceSize)piece_next * 4));
 cleanup:
 	core_free(env, records);
 	core_free(env, host_vertices);
@@ -679,9 +679,9 @@ typedef struct frame {
 // range, and one invocation per pair in a 2D grid of workgroups.
 static uint32_t max_chunk(const vkcol_context *ctx)
 {
-	uint64_t by_binding = ctx->props.limits.maxStorageBufferRange / sizeof(vkcol_gpu_pair);
-	uint64_t by_dispatch = (uint64_t)ctx->props.limits.maxComputeWorkGroupCount[0] *
-	                       ctx->props.limits.maxComputeWorkGroupCount[1] * VKCOL_WORKGROUP_SIZE;
+	uint64_t by_binding = ctx->gpu.props.limits.maxStorageBufferRange / sizeof(vkcol_gpu_pair);
+	uint64_t by_dispatch = (uint64_t)ctx->gpu.props.limits.maxComputeWorkGroupCount[0] *
+	                       ctx->gpu.props.limits.maxComputeWorkGroupCount[1] * VKCOL_WORKGROUP_SIZE;
 	uint64_t chunk = by_binding < by_dispatch ? by_binding : by_dispatch;
 	return chunk < UINT32_MAX ? (uint32_t)chunk : UINT32_MAX;
 }
@@ -724,16 +724,16 @@ static vkcol_result harvest(vkcol_context *ctx, frame *f, vkcol_pair_result *res
 	if (!f->in_flight)
 		return VKCOL_SUCCESS;
 	f->in_flight = false;
-	VK_TRY(env, ctx->vk.vkWaitForFences(ctx->device, 1, &f->fence, VK_TRUE, UINT64_MAX));
+	VK_TRY(env, ctx->gpu.vk.vkWaitForFences(ctx->gpu.device, 1, &f->fence, VK_TRUE, UINT64_MAX));
 	if (!f->results->coherent) {
 		VkMappedMemoryRange range = {VK_STRUCTURE_TYPE_MAPPED_MEMORY_RANGE, NULL, f->results->memory, 0, VK_WHOLE_SIZE};
-		VK_TRY(env, ctx->vk.vkInvalidateMappedMemoryRanges(ctx->device, 1, &range));
+		VK_TRY(env, ctx->gpu.vk.vkInvalidateMappedMemoryRanges(ctx->gpu.device, 1, &range));
 	}
 	memcpy(&results[f->first], f->results->mapped, f->count * sizeof(vkcol_pair_result));
 	if (stats) {
 		if (!f->stats->coherent) {
 			VkMappedMemoryRange range = {VK_STRUCTURE_TYPE_MAPPED_MEMORY_RANGE, NULL, f->stats->memory, 0, VK_WHOLE_SIZE};
-			VK_TRY(env, ctx->vk.vkInvalidateMappedMemoryRanges(ctx->device, 1, &range));
+			VK_TRY(env, ctx->gpu.vk.vkInvalidateMappedMemoryRanges(ctx->gpu.device, 1, &range));
 		}
 		const uint32_t *words = f->stats->mapped;
 		stats->vertex_tests += stat64(words, VKCOL_STAT_VERTEX_TESTS);
@@ -755,7 +755,13 @@ cleanup:
 // (shaderFloat64: the _fp64 pipelines, pairs uploaded as given)?
 static bool exact_in_double(const vkcol_context *ctx)
 {
-	return pipeline_exact(ctx, PIPELINE_EXACT_SETUP) != PIPELINE_EXACT_SETUP;
+	return ctx->gpu.float64 && !ctx->float64_off;
+}
+
+// Exact mode's pipeline `id` in the precision exact_in_double chooses.
+static pipeline_id exact_pipeline(const vkcol_context *ctx, pipeline_id id)
+{
+	return exact_in_double(ctx) ? pipeline_in_double(id) : id;
 }
 
 // Items of a frontier's three regions (16 bytes each; one binding, also
@@ -768,9 +774,9 @@ static uint32_t frontier_capacity(const vkcol_context *ctx)
 {
 	if (ctx->frontier_capacity_override)
 		return ctx->frontier_capacity_override;
-	uint64_t by_binding = ctx->props.limits.maxStorageBufferRange / 16;
-	if (by_binding > ctx->props.limits.maxTexelBufferElements)
-		by_binding = ctx->props.limits.maxTexelBufferElements;
+	uint64_t by_binding = ctx->gpu.props.limits.maxStorageBufferRange / 16;
+	if (by_binding > ctx->gpu.props.limits.maxTexelBufferElements)
+		by_binding = ctx->gpu.props.limits.maxTexelBufferElements;
 	by_binding = by_binding / 2;
 	return by_binding < (1u << 21) ? (uint32_t)by_binding : (1u << 21);
 }
@@ -855,7 +861,7 @@ static void exact_buffers_free(vkcol_context *ctx, exact_buffers *b)
 	gpu_buffer *all[] = {&b->pairs,        &b->results,  &b->state, &b->frames, &b->frontiers[0],
 	                     &b->frontiers[1], &b->counters, &b->args,  &b->list};
 	for (size_t i = 0; i < CORE_COUNT_OF(all); i++)
-		gpu_buffer_destroy(ctx, all[i]);
+		gpu_buffer_destroy(&ctx->gpu, all[i]);
 }
 
 static vkcol_result exact_buffers_create(vkcol_context *ctx, uint32_t chunk, uint32_t list_capacity, uint32_t flags,
@@ -883,12 +889,12 @@ static vkcol_result exact_buffers_create(vkcol_context *ctx, uint32_t chunk, uin
 	b->levels = 2 * ctx->pool->max_depth + 2;
 	// Pairs, frames and frontiers are read as texel buffers (exact_common.glsl).
 	const VkBufferUsageFlags texel = storage | VK_BUFFER_USAGE_UNIFORM_TEXEL_BUFFER_BIT;
-	TRY(gpu_buffer_create(ctx, (VkDeviceSize)b->chunk * sizeof(vkcol_gpu_pair), texel, GPU_MEMORY_UPLOAD,
+	TRY(gpu_buffer_create(&ctx->gpu, (VkDeviceSize)b->chunk * sizeof(vkcol_gpu_pair), texel, GPU_MEMORY_UPLOAD,
 	                      "exact pairs", &b->pairs));
-	TRY(gpu_buffer_create(ctx, (VkDeviceSize)b->chunk * sizeof(vkcol_gpu_result), storage, GPU_MEMORY_READBACK,
+	TRY(gpu_buffer_create(&ctx->gpu, (VkDeviceSize)b->chunk * sizeof(vkcol_gpu_result), storage, GPU_MEMORY_READBACK,
 	                      "exact results", &b->results));
-	TRY(gpu_buffer_create(ctx, (VkDeviceSize)b->chunk * 8, storage, GPU_MEMORY_DEVICE, "exact pair state", &b->state));
-	TRY(gpu_buffer_create(ctx, (VkDeviceSize)b->chunk * VKCOL_FRAME_VEC4S * 16, texel, GPU_MEMORY_DEVICE,
+	TRY(gpu_buffer_create(&ctx->gpu, (VkDeviceSize)b->chunk * 8, storage, GPU_MEMORY_DEVICE, "exact pair state", &b->state));
+	TRY(gpu_buffer_create(&ctx->gpu, (VkDeviceSize)b->chunk * VKCOL_FRAME_VEC4S * 16, texel, GPU_MEMORY_DEVICE,
 	                      "exact pair frames", &b->frames));
 	// After the three regions, the triangle pairs the leaf culls left, one
 	// entry per window of A and batch of B with any (shared.h), then those
@@ -897,15 +903,15 @@ static vkcol_result exact_buffers_create(vkcol_context *ctx, uint32_t chunk, uin
 	// up to 4 triangles; a pair whose entry does not fit is flagged for a
 	// rerun.
 	for (int k = 0; k < 2; k++)
-		TRY(gpu_buffer_create(ctx, ((VkDeviceSize)b->capacity + 2 * (b->dive_base - b->leaf_base)) * 16, texel,
+		TRY(gpu_buffer_create(&ctx->gpu, ((VkDeviceSize)b->capacity + 2 * (b->dive_base - b->leaf_base)) * 16, texel,
 		                      GPU_MEMORY_DEVICE, k ? "exact frontier 1" : "exact frontier 0", &b->frontiers[k]));
-	TRY(gpu_buffer_create(ctx, VKCOL_COUNTER_WORDS * 4, storage, GPU_MEMORY_READBACK, "exact counters", &b->counters));
+	TRY(gpu_buffer_create(&ctx->gpu, VKCOL_COUNTER_WORDS * 4, storage, GPU_MEMORY_READBACK, "exact counters", &b->counters));
 	// Five indirect dispatches per level: breadth-first, depth-first and
 	// leaf-leaf items, the triangle tests and their confirmations; and the
 	// search and walk passes'.
-	TRY(gpu_buffer_create(ctx, VKCOL_EXACT_ARGS_WORDS * 4, storage | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT, GPU_MEMORY_DEVICE,
+	TRY(gpu_buffer_create(&ctx->gpu, VKCOL_EXACT_ARGS_WORDS * 4, storage | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT, GPU_MEMORY_DEVICE,
 	                      "exact indirect args", &b->args));
-	TRY(gpu_buffer_create(ctx, (VkDeviceSize)(list_capacity ? list_capacity : 1) * 16, storage, GPU_MEMORY_READBACK,
+	TRY(gpu_buffer_create(&ctx->gpu, (VkDeviceSize)(list_capacity ? list_capacity : 1) * 16, storage, GPU_MEMORY_READBACK,
 	                      "exact triangle-pair list", &b->list));
 	const pipeline_id ids[EXACT_PIPELINES] = {
 	    [EXACT_SETUP] = PIPELINE_EXACT_SETUP,         [EXACT_ARGS] = PIPELINE_EXACT_ARGS,
@@ -933,8 +939,8 @@ static vkcol_result exact_buffers_create(vkcol_context *ctx, uint32_t chunk, uin
 	for (uint32_t k = 0; k < VKCOL_MAP_ARRAYS; k++)
 		views[k] = pool->arrays[k].view;
 	for (int i = 0; i < EXACT_PIPELINES; i++) {
-		TRY(pipeline_get_for_maps(ctx, pipeline_exact(ctx, ids[i]), map_array, &b->pipes[i]));
-		TRY(gpu_pipeline_bind_sets(ctx, b->pipes[i], 2, by_parity, views, ctx->cube_sampler, b->sets[i]));
+		TRY(pipeline_get(&ctx->gpu, &ctx->pipelines, exact_pipeline(ctx, ids[i]), map_array, &b->pipes[i]));
+		TRY(gpu_pipeline_bind_sets(&ctx->gpu, b->pipes[i], 2, by_parity, views, ctx->cube_sampler, b->sets[i]));
 	}
 cleanup:
 	return res;
@@ -948,13 +954,13 @@ cleanup:
 static void listed_pass(vkcol_context *ctx, VkCommandBuffer cmd, const exact_buffers *b, vkcol_exact_params *params,
                         uint32_t args_level, int pipe, VkDescriptorSet set, VkDeviceSize at)
 {
-	gpu_barrier_all(ctx, cmd);
+	gpu_barrier_all(&ctx->gpu, cmd);
 	params->level = args_level;
-	gpu_pipeline_dispatch(ctx, cmd, b->pipes[EXACT_ARGS], b->sets[EXACT_ARGS][0], params, 1);
-	gpu_barrier_all(ctx, cmd);
+	gpu_pipeline_dispatch(&ctx->gpu, cmd, b->pipes[EXACT_ARGS], b->sets[EXACT_ARGS][0], params, 1);
+	gpu_barrier_all(&ctx->gpu, cmd);
 	params->level = 0;
-	gpu_pipeline_dispatch(ctx, cmd, b->pipes[pipe], set, params, 0);
-	ctx->vk.vkCmdDispatchIndirect(cmd, b->args.buffer, at);
+	gpu_pipeline_dispatch(&ctx->gpu, cmd, b->pipes[pipe], set, params, 0);
+	ctx->gpu.vk.vkCmdDispatchIndirect(cmd, b->args.buffer, at);
 }
 
 // Adds the triangle pairs the device listed for the pass's n pairs
@@ -1068,9 +1074,9 @@ static vkcol_result exact_pass(vkcol_context *ctx, exact_buffers *b, const vkcol
 			at[i] = index ? index[first + i] : base + first + i;
 		upload_pairs(ctx, pairs, n, at, exact_in_double(ctx), b->pairs.mapped);
 		VkCommandBuffer cmd;
-		TRY(gpu_begin_once(ctx, &cmd));
-		ctx->vk.vkCmdFillBuffer(cmd, b->counters.buffer, 0, VK_WHOLE_SIZE, 0);
-		gpu_barrier_all(ctx, cmd);
+		TRY(gpu_begin_once(&ctx->gpu, &cmd));
+		ctx->gpu.vk.vkCmdFillBuffer(cmd, b->counters.buffer, 0, VK_WHOLE_SIZE, 0);
+		gpu_barrier_all(&ctx->gpu, cmd);
 		vkcol_exact_params params = {n,         MESH_MAX_COUNT, b->capacity, 0, b->flags, b->list_capacity,
 		                             b->budget, b->dive_base,   b->leaf_base};
 		uint32_t groups = (n + VKCOL_WORKGROUP_SIZE - 1) / VKCOL_WORKGROUP_SIZE;
@@ -1080,17 +1086,17 @@ static vkcol_result exact_pass(vkcol_context *ctx, exact_buffers *b, const vkcol
 		// the level before level 0), where it also lists the pairs for the
 		// walk pass, after the three regions (bound as level 0, the walk
 		// pass reads them there).
-		gpu_pipeline_dispatch(ctx, cmd, b->pipes[EXACT_SETUP], b->sets[EXACT_SETUP][0], &params, groups);
+		gpu_pipeline_dispatch(&ctx->gpu, cmd, b->pipes[EXACT_SETUP], b->sets[EXACT_SETUP][0], &params, groups);
 		listed_pass(ctx, cmd, b, &params, VKCOL_ARGS_FOR_SEARCH, EXACT_SEARCH, b->sets[EXACT_SEARCH][1], ARGS_SEARCH);
 		listed_pass(ctx, cmd, b, &params, VKCOL_ARGS_FOR_WALK, EXACT_WALK, b->sets[EXACT_WALK][0], ARGS_WALK);
 		// Two levels more than the traversal needs: the last leaf pairs'
 		// separating axes, then their confirmations.
 		for (uint32_t level = 0; level <= b->levels + 1; level++) {
 			uint32_t parity = level & 1;
-			gpu_barrier_all(ctx, cmd);
+			gpu_barrier_all(&ctx->gpu, cmd);
 			params.level = level;
-			gpu_pipeline_dispatch(ctx, cmd, b->pipes[EXACT_ARGS], b->sets[EXACT_ARGS][parity], &params, 1);
-			gpu_barrier_all(ctx, cmd);
+			gpu_pipeline_dispatch(&ctx->gpu, cmd, b->pipes[EXACT_ARGS], b->sets[EXACT_ARGS][parity], &params, 1);
+			gpu_barrier_all(&ctx->gpu, cmd);
 			// The level's size comes from the previous level's counters: no
 			// host round trip between levels. The shaders read their own
 			// regions of one frontier and append to the other, so no
@@ -1107,21 +1113,21 @@ static vkcol_result exact_pass(vkcol_context *ctx, exact_buffers *b, const vkcol
 			for (size_t k = 0; k < CORE_COUNT_OF(passes); k++) {
 				if (passes[k].pipe == EXACT_DIVE && b->budget <= 1)
 					continue;
-				gpu_pipeline_dispatch(ctx, cmd, b->pipes[passes[k].pipe], b->sets[passes[k].pipe][parity], &params, 0);
-				ctx->vk.vkCmdDispatchIndirect(cmd, b->args.buffer, passes[k].args);
+				gpu_pipeline_dispatch(&ctx->gpu, cmd, b->pipes[passes[k].pipe], b->sets[passes[k].pipe][parity], &params, 0);
+				ctx->gpu.vk.vkCmdDispatchIndirect(cmd, b->args.buffer, passes[k].args);
 			}
 		}
-		gpu_barrier_all(ctx, cmd);
-		gpu_pipeline_dispatch(ctx, cmd, b->pipes[EXACT_CONTAIN], b->sets[EXACT_CONTAIN][0], &params, groups);
-		gpu_barrier_all(ctx, cmd);
-		TRY(gpu_submit_once(ctx, cmd));
+		gpu_barrier_all(&ctx->gpu, cmd);
+		gpu_pipeline_dispatch(&ctx->gpu, cmd, b->pipes[EXACT_CONTAIN], b->sets[EXACT_CONTAIN][0], &params, groups);
+		gpu_barrier_all(&ctx->gpu, cmd);
+		TRY(gpu_submit_once(&ctx->gpu, cmd));
 		VkMappedMemoryRange ranges[3] = {
 		    {VK_STRUCTURE_TYPE_MAPPED_MEMORY_RANGE, NULL, b->results.memory, 0, VK_WHOLE_SIZE},
 		    {VK_STRUCTURE_TYPE_MAPPED_MEMORY_RANGE, NULL, b->counters.memory, 0, VK_WHOLE_SIZE},
 		    {VK_STRUCTURE_TYPE_MAPPED_MEMORY_RANGE, NULL, b->list.memory, 0, VK_WHOLE_SIZE},
 		};
 		if (!b->results.coherent || !b->counters.coherent || !b->list.coherent)
-			VK_TRY(env, ctx->vk.vkInvalidateMappedMemoryRanges(ctx->device, 3, ranges));
+			VK_TRY(env, ctx->gpu.vk.vkInvalidateMappedMemoryRanges(ctx->gpu.device, 3, ranges));
 		const vkcol_pair_result *got = b->results.mapped;
 		uint32_t cpu_count = 0;
 		for (uint32_t i = 0; i < n; i++) {
@@ -1319,10 +1325,10 @@ VKCOL_API vkcol_result vkcol_batch_run(vkcol_context *ctx, const vkcol_batch_des
 		}
 		return res;
 	}
-	TRY(pipeline_get_for_maps(ctx, PIPELINE_APPROX, map_array, &approx));
-	TRY(pipeline_get_for_maps(ctx, PIPELINE_APPROX_SPILLED, map_array, &approx_spilled));
-	TRY(pipeline_get_for_maps(ctx, PIPELINE_APPROX_GROUPS, map_array, &approx_groups));
-	TRY(pipeline_get_for_maps(ctx, PIPELINE_APPROX_JOBS, map_array, &approx_jobs));
+	TRY(pipeline_get(&ctx->gpu, &ctx->pipelines, PIPELINE_APPROX, map_array, &approx));
+	TRY(pipeline_get(&ctx->gpu, &ctx->pipelines, PIPELINE_APPROX_SPILLED, map_array, &approx_spilled));
+	TRY(pipeline_get(&ctx->gpu, &ctx->pipelines, PIPELINE_APPROX_GROUPS, map_array, &approx_groups));
+	TRY(pipeline_get(&ctx->gpu, &ctx->pipelines, PIPELINE_APPROX_JOBS, map_array, &approx_jobs));
 
 	uint32_t most = desc->chunk_pairs ? desc->chunk_pairs : DEFAULT_CHUNK;
 	if (most > max_chunk(ctx))
@@ -1336,7 +1342,7 @@ VKCOL_API vkcol_result vkcol_batch_run(vkcol_context *ctx, const vkcol_batch_des
 		room <<= 1;
 	room = room < most ? room : most;
 	// Each job list is one indirect dispatch of one dimension.
-	uint64_t job_max = (uint64_t)ctx->props.limits.maxComputeWorkGroupCount[0] * VKCOL_WORKGROUP_SIZE;
+	uint64_t job_max = (uint64_t)ctx->gpu.props.limits.maxComputeWorkGroupCount[0] * VKCOL_WORKGROUP_SIZE;
 	uint64_t job_capacity = APPROX_JOBS_PER_PAIR * (uint64_t)room;
 	job_capacity = job_capacity < job_max ? job_capacity : job_max;
 	if (ctx->approx_job_capacity_override)
@@ -1354,16 +1360,16 @@ VKCOL_API vkcol_result vkcol_batch_run(vkcol_context *ctx, const vkcol_batch_des
 		// Pairs and jobs are read as texel buffers (approx_common.glsl).
 		const VkBufferUsageFlags texel =
 		    VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_UNIFORM_TEXEL_BUFFER_BIT;
-		TRY(gpu_scratch_get(ctx, FRAME_PAIRS + i, (VkDeviceSize)room * sizeof(vkcol_gpu_pair), texel, GPU_MEMORY_UPLOAD,
+		TRY(gpu_scratch_get(&ctx->gpu, FRAME_PAIRS + i, (VkDeviceSize)room * sizeof(vkcol_gpu_pair), texel, GPU_MEMORY_UPLOAD,
 		                    "batch pairs", &f->pairs));
-		TRY(gpu_scratch_get(ctx, FRAME_RESULTS + i, (VkDeviceSize)room * sizeof(vkcol_gpu_result),
+		TRY(gpu_scratch_get(&ctx->gpu, FRAME_RESULTS + i, (VkDeviceSize)room * sizeof(vkcol_gpu_result),
 		                    VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, GPU_MEMORY_READBACK, "batch results", &f->results));
-		TRY(gpu_scratch_get(ctx, FRAME_STATS + i, VKCOL_STAT_WORDS * 4, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
+		TRY(gpu_scratch_get(&ctx->gpu, FRAME_STATS + i, VKCOL_STAT_WORDS * 4, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
 		                    GPU_MEMORY_READBACK, "batch stats", &f->stats));
 		// Whole texels of two jobs each.
-		TRY(gpu_scratch_get(ctx, FRAME_JOBS + i, (job_capacity + group_capacity + room + 1) / 2 * 16, texel,
+		TRY(gpu_scratch_get(&ctx->gpu, FRAME_JOBS + i, (job_capacity + group_capacity + room + 1) / 2 * 16, texel,
 		                    GPU_MEMORY_DEVICE, "approx jobs", &f->jobs));
-		TRY(gpu_scratch_get(ctx, FRAME_JOB_ARGS + i, VKCOL_JOB_ARGS_WORDS * 4,
+		TRY(gpu_scratch_get(&ctx->gpu, FRAME_JOB_ARGS + i, VKCOL_JOB_ARGS_WORDS * 4,
 		                    VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT |
 		                        VK_BUFFER_USAGE_TRANSFER_DST_BIT,
 		                    GPU_MEMORY_DEVICE, "approx job dispatch", &f->job_args));
@@ -1373,15 +1379,15 @@ VKCOL_API vkcol_result vkcol_batch_run(vkcol_context *ctx, const vkcol_batch_des
 		    {f->jobs, 0, 0},            {f->job_args, 0, 0},
 		    {f->pairs, 0, 0},           {&ctx->pool->meshes, 0, 0},   {&ctx->pool->vertices, 0, 0}, // texel buffers
 		    {&ctx->pool->clusters, 0, 0}, {f->jobs, 0, 0}};
-		TRY(gpu_pipeline_bind(ctx, approx, bindings, views, ctx->cube_sampler, &f->set));
-		TRY(gpu_pipeline_bind(ctx, approx_spilled, bindings, views, ctx->cube_sampler, &f->spilled_set));
-		TRY(gpu_pipeline_bind(ctx, approx_groups, bindings, views, ctx->cube_sampler, &f->groups_set));
-		TRY(gpu_pipeline_bind(ctx, approx_jobs, bindings, views, ctx->cube_sampler, &f->jobs_set));
-		VkCommandBufferAllocateInfo alloc = {VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO, NULL, ctx->command_pool,
+		TRY(gpu_pipeline_bind(&ctx->gpu, approx, bindings, views, ctx->cube_sampler, &f->set));
+		TRY(gpu_pipeline_bind(&ctx->gpu, approx_spilled, bindings, views, ctx->cube_sampler, &f->spilled_set));
+		TRY(gpu_pipeline_bind(&ctx->gpu, approx_groups, bindings, views, ctx->cube_sampler, &f->groups_set));
+		TRY(gpu_pipeline_bind(&ctx->gpu, approx_jobs, bindings, views, ctx->cube_sampler, &f->jobs_set));
+		VkCommandBufferAllocateInfo alloc = {VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO, NULL, ctx->gpu.command_pool,
 		                                     VK_COMMAND_BUFFER_LEVEL_PRIMARY, 1};
-		VK_TRY(env, ctx->vk.vkAllocateCommandBuffers(ctx->device, &alloc, &f->cmd));
+		VK_TRY(env, ctx->gpu.vk.vkAllocateCommandBuffers(ctx->gpu.device, &alloc, &f->cmd));
 		VkFenceCreateInfo fence = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
-		VK_TRY(env, ctx->vk.vkCreateFence(ctx->device, &fence, NULL, &f->fence));
+		VK_TRY(env, ctx->gpu.vk.vkCreateFence(ctx->gpu.device, &fence, NULL, &f->fence));
 	}
 
 	uint64_t done = 0;
@@ -1401,7 +1407,7 @@ VKCOL_API vkcol_result vkcol_batch_run(vkcol_context *ctx, const vkcol_batch_des
 		upload_pairs(ctx, &desc->pairs[first], count, NULL, false, f->pairs->mapped);
 		VkCommandBufferBeginInfo begin = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
 		                                  .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT};
-		VK_TRY(env, ctx->vk.vkBeginCommandBuffer(f->cmd, &begin));
+		VK_TRY(env, ctx->gpu.vk.vkBeginCommandBuffer(f->cmd, &begin));
 		vkcol_approx_params params = {
 		    .pair_count = (uint32_t)count,
 		    .mip_level = desc->mip_level,
@@ -1413,26 +1419,26 @@ VKCOL_API vkcol_result vkcol_batch_run(vkcol_context *ctx, const vkcol_batch_des
 		};
 		// Per list: no workgroups, no jobs.
 		static const uint32_t no_jobs[VKCOL_JOB_ARGS_WORDS] = {0, 1, 1, 0, 0, 1, 1, 0, 0, 1, 1, 0};
-		ctx->vk.vkCmdUpdateBuffer(f->cmd, f->job_args->buffer, 0, sizeof(no_jobs), no_jobs);
+		ctx->gpu.vk.vkCmdUpdateBuffer(f->cmd, f->job_args->buffer, 0, sizeof(no_jobs), no_jobs);
 		if (stats)
-			ctx->vk.vkCmdFillBuffer(f->cmd, f->stats->buffer, 0, VK_WHOLE_SIZE, 0);
-		gpu_barrier_all(ctx, f->cmd);
-		gpu_pipeline_dispatch(ctx, f->cmd, approx, f->set, &params,
+			ctx->gpu.vk.vkCmdFillBuffer(f->cmd, f->stats->buffer, 0, VK_WHOLE_SIZE, 0);
+		gpu_barrier_all(&ctx->gpu, f->cmd);
+		gpu_pipeline_dispatch(&ctx->gpu, f->cmd, approx, f->set, &params,
 		                      (uint32_t)((count + VKCOL_WORKGROUP_SIZE - 1) / VKCOL_WORKGROUP_SIZE));
-		gpu_barrier_all(ctx, f->cmd);
-		gpu_pipeline_dispatch(ctx, f->cmd, approx_groups, f->groups_set, &params, 0); // binds only
-		ctx->vk.vkCmdDispatchIndirect(f->cmd, f->job_args->buffer, 16);
-		gpu_barrier_all(ctx, f->cmd);
-		gpu_pipeline_dispatch(ctx, f->cmd, approx_jobs, f->jobs_set, &params, 0); // binds only
-		ctx->vk.vkCmdDispatchIndirect(f->cmd, f->job_args->buffer, 0);
-		gpu_barrier_all(ctx, f->cmd);
-		gpu_pipeline_dispatch(ctx, f->cmd, approx_spilled, f->spilled_set, &params, 0); // binds only
-		ctx->vk.vkCmdDispatchIndirect(f->cmd, f->job_args->buffer, 32);
-		gpu_barrier_all(ctx, f->cmd);
-		VK_TRY(env, ctx->vk.vkEndCommandBuffer(f->cmd));
-		VK_TRY(env, ctx->vk.vkResetFences(ctx->device, 1, &f->fence));
+		gpu_barrier_all(&ctx->gpu, f->cmd);
+		gpu_pipeline_dispatch(&ctx->gpu, f->cmd, approx_groups, f->groups_set, &params, 0); // binds only
+		ctx->gpu.vk.vkCmdDispatchIndirect(f->cmd, f->job_args->buffer, 16);
+		gpu_barrier_all(&ctx->gpu, f->cmd);
+		gpu_pipeline_dispatch(&ctx->gpu, f->cmd, approx_jobs, f->jobs_set, &params, 0); // binds only
+		ctx->gpu.vk.vkCmdDispatchIndirect(f->cmd, f->job_args->buffer, 0);
+		gpu_barrier_all(&ctx->gpu, f->cmd);
+		gpu_pipeline_dispatch(&ctx->gpu, f->cmd, approx_spilled, f->spilled_set, &params, 0); // binds only
+		ctx->gpu.vk.vkCmdDispatchIndirect(f->cmd, f->job_args->buffer, 32);
+		gpu_barrier_all(&ctx->gpu, f->cmd);
+		VK_TRY(env, ctx->gpu.vk.vkEndCommandBuffer(f->cmd));
+		VK_TRY(env, ctx->gpu.vk.vkResetFences(ctx->gpu.device, 1, &f->fence));
 		VkSubmitInfo submit = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .commandBufferCount = 1, .pCommandBuffers = &f->cmd};
-		VK_TRY(env, ctx->vk.vkQueueSubmit(ctx->queue, 1, &submit, f->fence));
+		VK_TRY(env, ctx->gpu.vk.vkQueueSubmit(ctx->gpu.queue, 1, &submit, f->fence));
 		f->in_flight = true;
 		f->first = first;
 		f->count = count;
@@ -1458,11 +1464,11 @@ cleanup:
 	for (int i = 0; i < 2; i++) {
 		frame *f = &frames[i];
 		if (f->in_flight)
-			ctx->vk.vkWaitForFences(ctx->device, 1, &f->fence, VK_TRUE, UINT64_MAX);
+			ctx->gpu.vk.vkWaitForFences(ctx->gpu.device, 1, &f->fence, VK_TRUE, UINT64_MAX);
 		if (f->fence)
-			ctx->vk.vkDestroyFence(ctx->device, f->fence, NULL);
+			ctx->gpu.vk.vkDestroyFence(ctx->gpu.device, f->fence, NULL);
 		if (f->cmd)
-			ctx->vk.vkFreeCommandBuffers(ctx->device, ctx->command_pool, 1, &f->cmd);
+			ctx->gpu.vk.vkFreeCommandBuffers(ctx->gpu.device, ctx->gpu.command_pool, 1, &f->cmd);
 	}
 	return res;
 }
@@ -1475,31 +1481,31 @@ vkcol_result batch_raw_sampling_rate(vkcol_context *ctx, uint32_t resolution, ui
 	gpu_buffer out = {0};
 	*rate = 0;
 	TRY(distance_map_check_support(ctx));
-	TRY(pipeline_get(ctx, PIPELINE_SAMPLE_RAW, &pipe));
+	TRY(pipeline_get(&ctx->gpu, &ctx->pipelines, PIPELINE_SAMPLE_RAW, 0, &pipe));
 	if (!pool_current(ctx, false))
 		TRY(pool_build(ctx, false));
 	const cube_array *array = &ctx->pool->arrays[array_index(resolution)];
 	const uint32_t per_invocation = 64;
 	uint64_t invocations64 = (samples + per_invocation - 1) / per_invocation;
 	uint32_t invocations = invocations64 > (1u << 24) ? (1u << 24) : (uint32_t)invocations64;
-	TRY(gpu_buffer_create(ctx, (VkDeviceSize)invocations * 4, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, GPU_MEMORY_DEVICE,
+	TRY(gpu_buffer_create(&ctx->gpu, (VkDeviceSize)invocations * 4, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, GPU_MEMORY_DEVICE,
 	                      "raw sampling sums", &out));
 	VkDescriptorSet set;
 	gpu_binding binding = {&out, 0, 0};
-	TRY(gpu_pipeline_bind(ctx, pipe, &binding, &array->view, ctx->cube_sampler, &set));
+	TRY(gpu_pipeline_bind(&ctx->gpu, pipe, &binding, &array->view, ctx->cube_sampler, &set));
 	vkcol_sample_raw_params params = {invocations, per_invocation, array->cubes, 0.0f};
 	double seconds = 0;
 	for (int run = 0; run < 2; run++) { // run 0 warms up (pipeline compile)
 		VkCommandBuffer cmd;
-		TRY(gpu_begin_once(ctx, &cmd));
-		gpu_pipeline_dispatch(ctx, cmd, pipe, set, &params, (invocations + VKCOL_WORKGROUP_SIZE - 1) / VKCOL_WORKGROUP_SIZE);
+		TRY(gpu_begin_once(&ctx->gpu, &cmd));
+		gpu_pipeline_dispatch(&ctx->gpu, cmd, pipe, set, &params, (invocations + VKCOL_WORKGROUP_SIZE - 1) / VKCOL_WORKGROUP_SIZE);
 		double t0 = now_seconds();
-		TRY(gpu_submit_once(ctx, cmd));
+		TRY(gpu_submit_once(&ctx->gpu, cmd));
 		seconds = now_seconds() - t0;
 	}
 	*rate = (double)invocations * per_invocation / seconds;
 	CORE_DEBUG(env, "raw cube sampling at %u: %.3g samples/s", resolution, *rate);
 cleanup:
-	gpu_buffer_destroy(ctx, &out);
+	gpu_buffer_destroy(&ctx->gpu, &out);
 	return res;
 }

@@ -3,7 +3,7 @@
 // double buffering.
 #pragma once
 
-#include "device.h"
+#include "context.h"
 
 // Frees the context's batch pool (called by vkcol_context_destroy).
 void batch_pool_destroy(vkcol_context *ctx);

@@ -12,8 +12,8 @@
 #include <math.h>
 #include <string.h>
 
-#include "device.h"
-#include "pipeline.h"
+#include "context.h"
+#include "pipelines.h"
 
 uint64_t distance_map_level_offset(uint32_t resolution, uint32_t level)
 {
@@ -55,7 +55,7 @@ vkcol_result distance_map_check_support(vkcol_context *ctx)
 	if (ctx->cube_support_checked)
 		return VKCOL_SUCCESS;
 	VkFormatProperties fp;
-	ctx->vki.vkGetPhysicalDeviceFormatProperties(ctx->physical_device, CUBE_FORMAT, &fp);
+	ctx->gpu.vki.vkGetPhysicalDeviceFormatProperties(ctx->gpu.physical_device, CUBE_FORMAT, &fp);
 	VkFormatFeatureFlags need = VK_FORMAT_FEATURE_SAMPLED_IMAGE_BIT | VK_FORMAT_FEATURE_SAMPLED_IMAGE_FILTER_LINEAR_BIT |
 	                            VK_FORMAT_FEATURE_TRANSFER_DST_BIT | VK_FORMAT_FEATURE_TRANSFER_SRC_BIT;
 	if ((fp.optimalTilingFeatures & need) != need) {
@@ -63,7 +63,7 @@ vkcol_result distance_map_check_support(vkcol_context *ctx)
 		return VKCOL_ERROR_UNSUPPORTED;
 	}
 	VkPhysicalDeviceFeatures features;
-	ctx->vki.vkGetPhysicalDeviceFeatures(ctx->physical_device, &features);
+	ctx->gpu.vki.vkGetPhysicalDeviceFeatures(ctx->gpu.physical_device, &features);
 	if (!features.imageCubeArray) {
 		CORE_ERROR(env, "the device lacks the imageCubeArray feature, which batched cube-map tests need");
 		return VKCOL_ERROR_UNSUPPORTED;
@@ -79,7 +79,7 @@ vkcol_result distance_map_check_support(vkcol_context *ctx)
 	    .addressModeW = VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_EDGE,
 	    .maxLod = VK_LOD_CLAMP_NONE,
 	};
-	VK_TRY(env, ctx->vk.vkCreateSampler(ctx->device, &info, NULL, &ctx->cube_sampler));
+	VK_TRY(env, ctx->gpu.vk.vkCreateSampler(ctx->gpu.device, &info, NULL, &ctx->cube_sampler));
 	ctx->cube_support_checked = true;
 cleanup:
 	return res;
@@ -109,7 +109,7 @@ vkcol_result distance_map_create_image(vkcol_context *ctx, uint32_t resolution, 
 	    .initialLayout = VK_IMAGE_LAYOUT_UNDEFINED,
 	};
 	VkImageFormatProperties ifp;
-	VkResult vr = ctx->vki.vkGetPhysicalDeviceImageFormatProperties(ctx->physical_device, info.format, info.imageType,
+	VkResult vr = ctx->gpu.vki.vkGetPhysicalDeviceImageFormatProperties(ctx->gpu.physical_device, info.format, info.imageType,
 	                                                                 info.tiling, info.usage, info.flags, &ifp);
 	if (vr != VK_SUCCESS || ifp.maxExtent.width < resolution || ifp.maxArrayLayers < layers) {
 		CORE_ERROR(env, "the device cannot hold a %ux%u cube map image with %u layers (limits %ux%u, %u layers)",
@@ -117,20 +117,20 @@ vkcol_result distance_map_create_image(vkcol_context *ctx, uint32_t resolution, 
 		           vr == VK_SUCCESS ? ifp.maxExtent.height : 0, vr == VK_SUCCESS ? ifp.maxArrayLayers : 0);
 		return VKCOL_ERROR_TOO_LARGE;
 	}
-	VK_TRY(env, ctx->vk.vkCreateImage(ctx->device, &info, NULL, image));
+	VK_TRY(env, ctx->gpu.vk.vkCreateImage(ctx->gpu.device, &info, NULL, image));
 	VkMemoryRequirements req;
-	ctx->vk.vkGetImageMemoryRequirements(ctx->device, *image, &req);
+	ctx->gpu.vk.vkGetImageMemoryRequirements(ctx->gpu.device, *image, &req);
 	VkMemoryAllocateInfo alloc = {
 	    .sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
 	    .allocationSize = req.size,
-	    .memoryTypeIndex = gpu_find_memory_type(ctx, req.memoryTypeBits, 0, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT),
+	    .memoryTypeIndex = gpu_find_memory_type(&ctx->gpu, req.memoryTypeBits, 0, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT),
 	};
 	if (alloc.memoryTypeIndex == UINT32_MAX) {
 		res = VKCOL_ERROR_UNSUPPORTED;
 		goto cleanup;
 	}
-	VK_TRY(env, ctx->vk.vkAllocateMemory(ctx->device, &alloc, NULL, memory));
-	VK_TRY(env, ctx->vk.vkBindImageMemory(ctx->device, *image, *memory, 0));
+	VK_TRY(env, ctx->gpu.vk.vkAllocateMemory(ctx->gpu.device, &alloc, NULL, memory));
+	VK_TRY(env, ctx->gpu.vk.vkBindImageMemory(ctx->gpu.device, *image, *memory, 0));
 	*bytes = req.size;
 	VkImageViewCreateInfo view_info = {
 	    .sType = VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO,
@@ -139,15 +139,15 @@ vkcol_result distance_map_create_image(vkcol_context *ctx, uint32_t resolution, 
 	    .format = CUBE_FORMAT,
 	    .subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, info.mipLevels, 0, layers},
 	};
-	VK_TRY(env, ctx->vk.vkCreateImageView(ctx->device, &view_info, NULL, view));
+	VK_TRY(env, ctx->gpu.vk.vkCreateImageView(ctx->gpu.device, &view_info, NULL, view));
 cleanup:
 	if (res != VKCOL_SUCCESS) {
 		if (*view)
-			ctx->vk.vkDestroyImageView(ctx->device, *view, NULL);
+			ctx->gpu.vk.vkDestroyImageView(ctx->gpu.device, *view, NULL);
 		if (*image)
-			ctx->vk.vkDestroyImage(ctx->device, *image, NULL);
+			ctx->gpu.vk.vkDestroyImage(ctx->gpu.device, *image, NULL);
 		if (*memory)
-			ctx->vk.vkFreeMemory(ctx->device, *memory, NULL);
+			ctx->gpu.vk.vkFreeMemory(ctx->gpu.device, *memory, NULL);
 		*image = VK_NULL_HANDLE;
 		*memory = VK_NULL_HANDLE;
 		*view = VK_NULL_HANDLE;
@@ -170,7 +170,7 @@ void distance_map_image_barrier(vkcol_context *ctx, VkCommandBuffer cmd, VkImage
 	    .image = image,
 	    .subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, levels, 0, layers},
 	};
-	ctx->vk.vkCmdPipelineBarrier(cmd, src_stage, dst_stage, 0, 0, NULL, 0, NULL, 1, &b);
+	ctx->gpu.vk.vkCmdPipelineBarrier(cmd, src_stage, dst_stage, 0, 0, NULL, 0, NULL, 1, &b);
 }
 
 static uint32_t groups_for(uint64_t invocations)
@@ -188,35 +188,35 @@ vkcol_result distance_map_build(vkcol_context *ctx, const mesh_cpu *mesh, const 
 	gpu_pipeline *build = NULL, *mip = NULL;
 	memset(out, 0, sizeof(*out));
 	TRY(distance_map_check_support(ctx));
-	TRY(pipeline_get(ctx, PIPELINE_CUBEMAP_BUILD, &build));
-	TRY(pipeline_get(ctx, PIPELINE_CUBEMAP_MIP, &mip));
+	TRY(pipeline_get(&ctx->gpu, &ctx->pipelines, PIPELINE_CUBEMAP_BUILD, 0, &build));
+	TRY(pipeline_get(&ctx->gpu, &ctx->pipelines, PIPELINE_CUBEMAP_MIP, 0, &mip));
 
 	uint32_t levels = level_count(resolution);
 	uint64_t total = distance_map_texel_count(resolution);
 	out->resolution = resolution;
 	out->levels = levels;
 	TRY(distance_map_create_image(ctx, resolution, 6, false, &out->image, &out->memory, &out->view, &out->bytes));
-	TRY(gpu_buffer_create(ctx, total * 8, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, GPU_MEMORY_DEVICE, "cube map texels",
+	TRY(gpu_buffer_create(&ctx->gpu, total * 8, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, GPU_MEMORY_DEVICE, "cube map texels",
 	                      &texels));
 
 	VkDescriptorSet build_set, mip_set;
 	gpu_binding build_bindings[4] = {{&gpu->vertices, 0, 0}, {&gpu->triangles, 0, 0}, {&gpu->nodes, 0, 0}, {&texels, 0, 0}};
-	TRY(gpu_pipeline_bind(ctx, build, build_bindings, NULL, VK_NULL_HANDLE, &build_set));
+	TRY(gpu_pipeline_bind(&ctx->gpu, build, build_bindings, NULL, VK_NULL_HANDLE, &build_set));
 	gpu_binding mip_bindings[1] = {{&texels, 0, 0}};
-	TRY(gpu_pipeline_bind(ctx, mip, mip_bindings, NULL, VK_NULL_HANDLE, &mip_set));
+	TRY(gpu_pipeline_bind(&ctx->gpu, mip, mip_bindings, NULL, VK_NULL_HANDLE, &mip_set));
 
 	VkCommandBuffer cmd;
-	TRY(gpu_begin_once(ctx, &cmd));
+	TRY(gpu_begin_once(&ctx->gpu, &cmd));
 	vkcol_cubemap_build_params bp = {mesh->origin[0], mesh->origin[1], mesh->origin[2], resolution};
-	gpu_pipeline_dispatch(ctx, cmd, build, build_set, &bp, groups_for(6ull * resolution * resolution));
+	gpu_pipeline_dispatch(&ctx->gpu, cmd, build, build_set, &bp, groups_for(6ull * resolution * resolution));
 	for (uint32_t k = 1; k < levels; k++) {
-		gpu_barrier_all(ctx, cmd);
+		gpu_barrier_all(&ctx->gpu, cmd);
 		uint32_t n = resolution >> k;
 		vkcol_cubemap_mip_params mp = {(uint32_t)distance_map_level_offset(resolution, k - 1),
 		                               (uint32_t)distance_map_level_offset(resolution, k), n, 0};
-		gpu_pipeline_dispatch(ctx, cmd, mip, mip_set, &mp, groups_for(6ull * n * n));
+		gpu_pipeline_dispatch(&ctx->gpu, cmd, mip, mip_set, &mp, groups_for(6ull * n * n));
 	}
-	gpu_barrier_all(ctx, cmd);
+	gpu_barrier_all(&ctx->gpu, cmd);
 	distance_map_image_barrier(ctx, cmd, out->image, levels, 6, VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 0,
 	              VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT);
 	VkBufferImageCopy regions[16];
@@ -228,12 +228,12 @@ vkcol_result distance_map_build(vkcol_context *ctx, const mesh_cpu *mesh, const 
 		    .imageExtent = {n, n, 1},
 		};
 	}
-	ctx->vk.vkCmdCopyBufferToImage(cmd, texels.buffer, out->image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, levels, regions);
+	ctx->gpu.vk.vkCmdCopyBufferToImage(cmd, texels.buffer, out->image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, levels, regions);
 	distance_map_image_barrier(ctx, cmd, out->image, levels, 6, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
 	              VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL, VK_ACCESS_TRANSFER_WRITE_BIT,
 	              VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_TRANSFER_READ_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT,
 	              VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT);
-	TRY(gpu_submit_once(ctx, cmd));
+	TRY(gpu_submit_once(&ctx->gpu, cmd));
 
 	// Star-shapedness from level 0: where a ray meets the surface at two
 	// distinct distances the origin does not see the whole surface.
@@ -243,7 +243,7 @@ vkcol_result distance_map_build(vkcol_context *ctx, const mesh_cpu *mesh, const 
 		res = VKCOL_ERROR_OUT_OF_HOST_MEMORY;
 		goto cleanup;
 	}
-	TRY(gpu_readback(ctx, &texels, 0, level0, n0 * 8));
+	TRY(gpu_readback(&ctx->gpu, &texels, 0, level0, n0 * 8));
 	uint64_t multi = 0;
 	double scale = mesh->sphere_radius > 0 ? mesh->sphere_radius : 1.0;
 	for (uint64_t t = 0; t < n0; t++)
@@ -251,7 +251,7 @@ vkcol_result distance_map_build(vkcol_context *ctx, const mesh_cpu *mesh, const 
 	out->multi_hit_fraction = (float)((double)multi / (double)n0);
 cleanup:
 	core_free(env, level0);
-	gpu_buffer_destroy(ctx, &texels);
+	gpu_buffer_destroy(&ctx->gpu, &texels);
 	if (res != VKCOL_SUCCESS)
 		distance_map_destroy(ctx, out);
 	return res;
@@ -262,11 +262,11 @@ void distance_map_destroy(vkcol_context *ctx, cube_map *map)
 	if (!map)
 		return;
 	if (map->view)
-		ctx->vk.vkDestroyImageView(ctx->device, map->view, NULL);
+		ctx->gpu.vk.vkDestroyImageView(ctx->gpu.device, map->view, NULL);
 	if (map->image)
-		ctx->vk.vkDestroyImage(ctx->device, map->image, NULL);
+		ctx->gpu.vk.vkDestroyImage(ctx->gpu.device, map->image, NULL);
 	if (map->memory)
-		ctx->vk.vkFreeMemory(ctx->device, map->memory, NULL);
+		ctx->gpu.vk.vkFreeMemory(ctx->gpu.device, map->memory, NULL);
 	memset(map, 0, sizeof(*map));
 }
 
@@ -275,9 +275,9 @@ vkcol_result distance_map_read(vkcol_context *ctx, const cube_map *map, float *t
 	vkcol_result res = VKCOL_SUCCESS;
 	gpu_buffer staging = {0};
 	uint64_t total = distance_map_texel_count(map->resolution);
-	TRY(gpu_buffer_create(ctx, total * 8, 0, GPU_MEMORY_DEVICE, "cube map readback", &staging));
+	TRY(gpu_buffer_create(&ctx->gpu, total * 8, 0, GPU_MEMORY_DEVICE, "cube map readback", &staging));
 	VkCommandBuffer cmd;
-	TRY(gpu_begin_once(ctx, &cmd));
+	TRY(gpu_begin_once(&ctx->gpu, &cmd));
 	distance_map_image_barrier(ctx, cmd, map->image, map->levels, 6, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL,
 	              VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, VK_ACCESS_SHADER_READ_BIT, VK_ACCESS_TRANSFER_READ_BIT,
 	              VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT);
@@ -290,16 +290,16 @@ vkcol_result distance_map_read(vkcol_context *ctx, const cube_map *map, float *t
 		    .imageExtent = {n, n, 1},
 		};
 	}
-	ctx->vk.vkCmdCopyImageToBuffer(cmd, map->image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, staging.buffer, map->levels,
+	ctx->gpu.vk.vkCmdCopyImageToBuffer(cmd, map->image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, staging.buffer, map->levels,
 	                               regions);
 	distance_map_image_barrier(ctx, cmd, map->image, map->levels, 6, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
 	              VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL, VK_ACCESS_TRANSFER_READ_BIT, VK_ACCESS_SHADER_READ_BIT,
 	              VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT);
-	gpu_barrier_all(ctx, cmd);
-	TRY(gpu_submit_once(ctx, cmd));
-	TRY(gpu_readback(ctx, &staging, 0, texels, total * 8));
+	gpu_barrier_all(&ctx->gpu, cmd);
+	TRY(gpu_submit_once(&ctx->gpu, cmd));
+	TRY(gpu_readback(&ctx->gpu, &staging, 0, texels, total * 8));
 cleanup:
-	gpu_buffer_destroy(ctx, &staging);
+	gpu_buffer_destroy(&ctx->gpu, &staging);
 	return res;
 }
 

@@ -4,7 +4,7 @@
 #pragma once
 
 #include "mesh.h"
-#include "memory.h"
+#include "gpu/memory.h"
 
 typedef struct mesh_gpu mesh_gpu;
 

@@ -15,7 +15,7 @@
 #include "mesh.h"
 
 #include "cone_bound.h"
-#include "device.h"
+#include "context.h"
 #include "reference.h"
 #include "vec3d.h"
 
@@ -982,9 +982,9 @@ mesh_slot *device_mesh_slot(const vkcol_context *ctx, vkcol_mesh mesh)
 
 static void slot_release(vkcol_context *ctx, mesh_slot *slot)
 {
-	gpu_buffer_destroy(ctx, &slot->gpu.vertices);
-	gpu_buffer_destroy(ctx, &slot->gpu.triangles);
-	gpu_buffer_destroy(ctx, &slot->gpu.nodes);
+	gpu_buffer_destroy(&ctx->gpu, &slot->gpu.vertices);
+	gpu_buffer_destroy(&ctx->gpu, &slot->gpu.triangles);
+	gpu_buffer_destroy(&ctx->gpu, &slot->gpu.nodes);
 	distance_map_destroy(ctx, &slot->cube);
 	core_free(&ctx->env, slot->cone_bounds);
 	clearance_free(&ctx->env, &slot->clearance);
@@ -1000,8 +1000,8 @@ static vkcol_result upload(vkcol_context *ctx, const char *mesh_name, const char
 	vkcol_result res = VKCOL_SUCCESS;
 	char name[96];
 	snprintf(name, sizeof(name), "%s %s", mesh_name, what);
-	TRY(gpu_buffer_create(ctx, size, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, GPU_MEMORY_DEVICE, name, out));
-	TRY(gpu_upload(ctx, out, 0, data, size));
+	TRY(gpu_buffer_create(&ctx->gpu, size, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, GPU_MEMORY_DEVICE, name, out));
+	TRY(gpu_upload(&ctx->gpu, out, 0, data, size));
 cleanup:
 	return res;
 }

@@ -16,7 +16,7 @@
 //   Axis-Aligned Bounding Boxes", Graphics Gems, 1990).
 #include "reference.h"
 
-#include "device.h"
+#include "context.h"
 #include "tri_dist.h"
 #include "vec3d.h"
 

@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: MIT
+// The SPIR-V of shaders/*.comp, compiled by glslc at build time
+// (shaders/meson.build) and embedded as arrays.
 #include "shaders.h"
 
 static const uint32_t smoke_spv[] = {

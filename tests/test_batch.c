@@ -3,7 +3,7 @@
 // tolerance band, stage reporting, meshes of several resolutions in one batch,
 // chunking and 2D dispatch with a batch larger than 65535 x workgroup size,
 // progress and interruption, and every bad-input case. Validation on.
-#include "device.h"
+#include "context.h"
 #include "gpu_util.h"
 #include "shared.h"
 
@@ -513,14 +513,14 @@ static void test_scratch_reuse(void)
 	fill_pattern(pairs, n, a, b);
 	VkDeviceSize kept_size[GPU_SCRATCH_SLOTS] = {0};
 	for (size_t k = 0; k < ARRAY_LEN(sizes); k++) {
-		uint64_t created = ctx->scratch_created;
+		uint64_t created = ctx->gpu.scratch_created;
 		ENSURE(run(ctx, pairs, sizes[k], results, 0) == VKCOL_SUCCESS);
-		created = ctx->scratch_created - created;
+		created = ctx->gpu.scratch_created - created;
 		ENSURE_MSG(count_pattern_errors(results, 0, sizes[k]) == 0, "batch %zu of %llu pairs: wrong answers", k,
 		           (unsigned long long)sizes[k]);
 		uint32_t held = 0, resized = 0;
 		for (uint32_t s = 0; s < GPU_SCRATCH_SLOTS; s++) {
-			const gpu_buffer *buffer = &ctx->scratch[s].buffer;
+			const gpu_buffer *buffer = &ctx->gpu.scratch[s].buffer;
 			held += buffer->buffer != VK_NULL_HANDLE;
 			resized += buffer->size != kept_size[s];
 			kept_size[s] = buffer->size;

@@ -3,7 +3,7 @@
 // double-precision CPU reference at every level within the stated tolerance,
 // and both match analytic distances for a sphere and a box; star-shapedness
 // is reported. Validation layer on; zero messages.
-#include "device.h"
+#include "context.h"
 #include "distance_map.h"
 #include "gpu_util.h"
 

@@ -7,7 +7,7 @@
 // Also: containment stages, frontier overflow (reruns in smaller chunks, and
 // the CPU fallback for a lone pair), statistics, the early accept, and the
 // list of intersecting triangle pairs. Validation on.
-#include "device.h"
+#include "context.h"
 #include "gpu_util.h"
 #include "shared.h"
 

@@ -3,7 +3,7 @@
 // closed or open, degenerate triangles, volume, bounding sphere, interior
 // origin) and the mesh table's handle logic, all without a device.
 #include "clearance.h"
-#include "device.h"
+#include "context.h"
 #include "mesh.h"
 #include "reference.h"
 #include "meshgen.h"

@@ -14,7 +14,7 @@
 // distance (vkcol_reference_distance). Each case runs on the double path
 // (the device's shaderFloat64) and on the float path a device without it
 // takes (pairs float cannot decide go to the CPU reference). Validation on.
-#include "device.h"
+#include "context.h"
 #include "gpu_util.h"
 
 typedef struct tally {
@@ -92,7 +92,7 @@ static tally check_both(vkcol_context *ctx, const vkcol_pair *pairs, uint32_t n,
 	       (unsigned long long)stats.float_undecided);
 	// In double the device decides every pair here itself (on lavapipe,
 	// which has shaderFloat64).
-	if (ctx->float64)
+	if (ctx->gpu.float64)
 		ENSURE_EQ_INT(stats64.float_undecided, 0);
 	if (undecided)
 		*undecided = stats.float_undecided;

@@ -2,7 +2,7 @@
 // The double-precision reference (reference.h): poses, point in solid,
 // surface intersection and the full collision semantics, each checked
 // against answers derived from the geometry by hand.
-#include "device.h"
+#include "context.h"
 #include "meshgen.h"
 #include "reference.h"
 #include "test.h"

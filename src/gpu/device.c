@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
-// Context creation: the Vulkan loader (through volk), instance with optional
-// validation, device choice, queue, per-context dispatch tables; or the
+// GPU layer: the Vulkan loader (through volk), an instance with optional
+// validation, device choice, queue, per-device dispatch tables; or the
 // caller's instance and device in external mode.
-#include "device.h"
+#include "gpu/device.h"
 
 #include <ctype.h>
 #include <pthread.h>
@@ -10,8 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "batch.h"
-#include "volk_unit.h"
+#include "gpu/volk_unit.h"
 
 #define VALIDATION_LAYER "VK_LAYER_KHRONOS_validation"
 
@@ -25,7 +24,7 @@ static void load_loader_once(void)
 	loader_result = volkInitialize();
 }
 
-vkcol_result device_load_loader(const core_env *env, PFN_vkGetInstanceProcAddr *out)
+static vkcol_result load_loader(const core_env *env, PFN_vkGetInstanceProcAddr *out)
 {
 	pthread_once(&loader_once, load_loader_once);
 	if (loader_result != VK_SUCCESS || vkGetInstanceProcAddr == NULL) {
@@ -43,11 +42,11 @@ static bool env_flag(const char *name)
 	return v && v[0] && strcmp(v, "0") != 0;
 }
 
-static void load_instance_table(instance_table *t, PFN_vkGetInstanceProcAddr gipa, VkInstance instance)
+static void load_instance_table(gpu_instance_table *t, PFN_vkGetInstanceProcAddr gipa, VkInstance instance)
 {
-#define DEVICE_LOAD_FN(name) t->name = (PFN_##name)gipa(instance, #name);
-	DEVICE_INSTANCE_FUNCTIONS(DEVICE_LOAD_FN)
-#undef DEVICE_LOAD_FN
+#define GPU_LOAD_FN(name) t->name = (PFN_##name)gipa(instance, #name);
+	GPU_INSTANCE_FUNCTIONS(GPU_LOAD_FN)
+#undef GPU_LOAD_FN
 	t->vkCreateDebugUtilsMessengerEXT =
 	    (PFN_vkCreateDebugUtilsMessengerEXT)gipa(instance, "vkCreateDebugUtilsMessengerEXT");
 	t->vkDestroyDebugUtilsMessengerEXT =
@@ -55,12 +54,12 @@ static void load_instance_table(instance_table *t, PFN_vkGetInstanceProcAddr gip
 	t->vkSetDebugUtilsObjectNameEXT = (PFN_vkSetDebugUtilsObjectNameEXT)gipa(instance, "vkSetDebugUtilsObjectNameEXT");
 }
 
-static bool instance_table_complete(const instance_table *t)
+static bool instance_table_complete(const gpu_instance_table *t)
 {
 	bool ok = true;
-#define DEVICE_CHECK_FN(name) ok = ok && t->name != NULL;
-	DEVICE_INSTANCE_FUNCTIONS(DEVICE_CHECK_FN)
-#undef DEVICE_CHECK_FN
+#define GPU_CHECK_FN(name) ok = ok && t->name != NULL;
+	GPU_INSTANCE_FUNCTIONS(GPU_CHECK_FN)
+#undef GPU_CHECK_FN
 	return ok;
 }
 
@@ -68,22 +67,22 @@ static VKAPI_ATTR VkBool32 VKAPI_CALL debug_callback(VkDebugUtilsMessageSeverity
                                                     VkDebugUtilsMessageTypeFlagsEXT types,
                                                     const VkDebugUtilsMessengerCallbackDataEXT *data, void *user)
 {
-	vkcol_context *ctx = user;
+	gpu_device *gpu = user;
 	(void)types;
-	ctx->validation_messages++;
-	core_log(&ctx->env, (severity & VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT) ? VKCOL_LOG_ERROR : VKCOL_LOG_WARNING,
+	gpu->validation_messages++;
+	core_log(gpu->env, (severity & VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT) ? VKCOL_LOG_ERROR : VKCOL_LOG_WARNING,
 	         "validation: %s", data && data->pMessage ? data->pMessage : "(no message)");
 	return VK_FALSE;
 }
 
-static VkDebugUtilsMessengerCreateInfoEXT messenger_info(vkcol_context *ctx)
+static VkDebugUtilsMessengerCreateInfoEXT messenger_info(gpu_device *gpu)
 {
 	VkDebugUtilsMessengerCreateInfoEXT info = {
 	    .sType = VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT,
 	    .messageSeverity = VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT,
 	    .messageType = VK_DEBUG_UTILS_MESSAGE_TYPE_GENERAL_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT,
 	    .pfnUserCallback = debug_callback,
-	    .pUserData = ctx,
+	    .pUserData = gpu,
 	};
 	return info;
 }
@@ -126,11 +125,11 @@ static bool has_instance_extension(const core_env *env, const char *layer, const
 	return found;
 }
 
-// Creates an instance for the library's own use. ctx receives validation
-// messages when validate is set (ctx must then outlive the instance).
-static vkcol_result create_instance(vkcol_context *ctx, bool validate, VkInstance *out)
+// Creates an instance for the library's own use. gpu receives validation
+// messages when validate is set (it must then outlive the instance).
+static vkcol_result create_instance(gpu_device *gpu, bool validate, VkInstance *out)
 {
-	const core_env *env = &ctx->env;
+	const core_env *env = gpu->env;
 	vkcol_result res = VKCOL_SUCCESS;
 	*out = VK_NULL_HANDLE;
 
@@ -158,7 +157,7 @@ static vkcol_result create_instance(vkcol_context *ctx, bool validate, VkInstanc
 	    .enabledValidationFeatureCount = CORE_COUNT_OF(enables),
 	    .pEnabledValidationFeatures = enables,
 	};
-	VkDebugUtilsMessengerCreateInfoEXT messenger = messenger_info(ctx);
+	VkDebugUtilsMessengerCreateInfoEXT messenger = messenger_info(gpu);
 	if (validate) {
 		if (!has_layer(env, VALIDATION_LAYER)) {
 			CORE_ERROR(env, "validation was requested but the %s layer is not installed (Debian: apt-get install "
@@ -240,7 +239,7 @@ static int type_rank(vkcol_device_type t)
 }
 
 // The first queue family with compute, or UINT32_MAX.
-static uint32_t compute_family(const core_env *env, const instance_table *vki, VkPhysicalDevice pd)
+static uint32_t compute_family(const core_env *env, const gpu_instance_table *vki, VkPhysicalDevice pd)
 {
 	uint32_t count = 0;
 	vki->vkGetPhysicalDeviceQueueFamilyProperties(pd, &count, NULL);
@@ -256,7 +255,7 @@ static uint32_t compute_family(const core_env *env, const instance_table *vki, V
 	return found;
 }
 
-static void describe_device(const core_env *env, const instance_table *vki, VkPhysicalDevice pd, uint32_t index,
+static void describe_device(const core_env *env, const gpu_instance_table *vki, VkPhysicalDevice pd, uint32_t index,
                             vkcol_device_info *info)
 {
 	memset(info, 0, sizeof(*info));
@@ -349,7 +348,7 @@ static uint32_t choose_device(const core_env *env, const vkcol_device_info *info
 }
 
 // Lists the instance's devices into a new array (*infos, *pds).
-static vkcol_result list_devices(const core_env *env, const instance_table *vki, VkInstance instance,
+static vkcol_result list_devices(const core_env *env, const gpu_instance_table *vki, VkInstance instance,
                                  VkPhysicalDevice **pds, vkcol_device_info **infos, uint32_t *count)
 {
 	vkcol_result res = VKCOL_SUCCESS;
@@ -385,126 +384,126 @@ cleanup:
 	return res;
 }
 
-static vkcol_result create_device(vkcol_context *ctx)
+static vkcol_result create_device(gpu_device *gpu)
 {
-	const core_env *env = &ctx->env;
+	const core_env *env = gpu->env;
 	vkcol_result res = VKCOL_SUCCESS;
 	float priority = 1.0f;
 	VkDeviceQueueCreateInfo queue = {
 	    .sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,
-	    .queueFamilyIndex = ctx->queue_family,
+	    .queueFamilyIndex = gpu->queue_family,
 	    .queueCount = 1,
 	    .pQueuePriorities = &priority,
 	};
 	// Batched cube-map tests sample cube-array images.
 	VkPhysicalDeviceFeatures supported, enabled = {0};
-	ctx->vki.vkGetPhysicalDeviceFeatures(ctx->physical_device, &supported);
+	gpu->vki.vkGetPhysicalDeviceFeatures(gpu->physical_device, &supported);
 	enabled.imageCubeArray = supported.imageCubeArray;
 	// Exact mode's last triangle test runs in double where it can.
 	enabled.shaderFloat64 = supported.shaderFloat64;
-	ctx->float64 = supported.shaderFloat64;
+	gpu->float64 = supported.shaderFloat64;
 	VkDeviceCreateInfo info = {
 	    .sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO,
 	    .queueCreateInfoCount = 1,
 	    .pQueueCreateInfos = &queue,
 	    .pEnabledFeatures = &enabled,
 	};
-	VK_TRY(env, ctx->vki.vkCreateDevice(ctx->physical_device, &info, NULL, &ctx->device));
+	VK_TRY(env, gpu->vki.vkCreateDevice(gpu->physical_device, &info, NULL, &gpu->device));
 cleanup:
 	return res;
 }
 
-static vkcol_result finish_setup(vkcol_context *ctx, uint32_t queue_index)
+static vkcol_result finish_setup(gpu_device *gpu, uint32_t queue_index)
 {
-	const core_env *env = &ctx->env;
+	const core_env *env = gpu->env;
 	vkcol_result res = VKCOL_SUCCESS;
-	volk_unit_load_device_table(&ctx->vk, ctx->device, ctx->vki.vkGetDeviceProcAddr);
-	if (!ctx->vk.vkCreateBuffer || !ctx->vk.vkCmdDispatch) {
+	volk_unit_load_device_table(&gpu->vk, gpu->device, gpu->vki.vkGetDeviceProcAddr);
+	if (!gpu->vk.vkCreateBuffer || !gpu->vk.vkCmdDispatch) {
 		CORE_ERROR(env, "vkGetDeviceProcAddr returned no core device functions");
 		return VKCOL_ERROR_VULKAN;
 	}
-	ctx->vk.vkGetDeviceQueue(ctx->device, ctx->queue_family, queue_index, &ctx->queue);
-	ctx->vki.vkGetPhysicalDeviceProperties(ctx->physical_device, &ctx->props);
-	ctx->vki.vkGetPhysicalDeviceMemoryProperties(ctx->physical_device, &ctx->memory_props);
-	describe_device(env, &ctx->vki, ctx->physical_device, ctx->info.index, &ctx->info);
-	ctx->subgroup_size = ctx->info.subgroup_size;
+	gpu->vk.vkGetDeviceQueue(gpu->device, gpu->queue_family, queue_index, &gpu->queue);
+	gpu->vki.vkGetPhysicalDeviceProperties(gpu->physical_device, &gpu->props);
+	gpu->vki.vkGetPhysicalDeviceMemoryProperties(gpu->physical_device, &gpu->memory_props);
+	describe_device(env, &gpu->vki, gpu->physical_device, gpu->info.index, &gpu->info);
+	gpu->subgroup_size = gpu->info.subgroup_size;
 
 	VkCommandPoolCreateInfo pool = {
 	    .sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
 	    .flags = VK_COMMAND_POOL_CREATE_TRANSIENT_BIT | VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT,
-	    .queueFamilyIndex = ctx->queue_family,
+	    .queueFamilyIndex = gpu->queue_family,
 	};
-	VK_TRY(env, ctx->vk.vkCreateCommandPool(ctx->device, &pool, NULL, &ctx->command_pool));
+	VK_TRY(env, gpu->vk.vkCreateCommandPool(gpu->device, &pool, NULL, &gpu->command_pool));
 	VkFenceCreateInfo fence = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
-	VK_TRY(env, ctx->vk.vkCreateFence(ctx->device, &fence, NULL, &ctx->fence));
-	CORE_INFO(env, "device: %s (%s)", ctx->info.name, ctx->info.driver);
+	VK_TRY(env, gpu->vk.vkCreateFence(gpu->device, &fence, NULL, &gpu->fence));
+	CORE_INFO(env, "device: %s (%s)", gpu->info.name, gpu->info.driver);
 cleanup:
 	return res;
 }
 
-static vkcol_result create_own(vkcol_context *ctx, const vkcol_context_desc *desc)
+static vkcol_result create_own(gpu_device *gpu, const vkcol_context_desc *desc)
 {
-	const core_env *env = &ctx->env;
+	const core_env *env = gpu->env;
 	vkcol_result res = VKCOL_SUCCESS;
 	VkPhysicalDevice *pds = NULL;
 	vkcol_device_info *infos = NULL;
 	uint32_t count = 0;
 
-	TRY(device_load_loader(env, &ctx->get_instance_proc_addr));
+	TRY(load_loader(env, &gpu->get_instance_proc_addr));
 	bool validate = desc->validation == VKCOL_VALIDATION_ON ||
 	                (desc->validation == VKCOL_VALIDATION_DEFAULT && env_flag("VKCOLLIDE_VALIDATION"));
-	TRY(create_instance(ctx, validate, &ctx->instance));
-	load_instance_table(&ctx->vki, ctx->get_instance_proc_addr, ctx->instance);
-	if (!instance_table_complete(&ctx->vki)) {
+	TRY(create_instance(gpu, validate, &gpu->instance));
+	load_instance_table(&gpu->vki, gpu->get_instance_proc_addr, gpu->instance);
+	if (!instance_table_complete(&gpu->vki)) {
 		CORE_ERROR(env, "the Vulkan loader lacks core 1.1 instance functions");
 		res = VKCOL_ERROR_VULKAN_UNAVAILABLE;
 		goto cleanup;
 	}
-	if (validate && ctx->vki.vkCreateDebugUtilsMessengerEXT) {
-		VkDebugUtilsMessengerCreateInfoEXT info = messenger_info(ctx);
-		VK_TRY(env, ctx->vki.vkCreateDebugUtilsMessengerEXT(ctx->instance, &info, NULL, &ctx->messenger));
+	if (validate && gpu->vki.vkCreateDebugUtilsMessengerEXT) {
+		VkDebugUtilsMessengerCreateInfoEXT info = messenger_info(gpu);
+		VK_TRY(env, gpu->vki.vkCreateDebugUtilsMessengerEXT(gpu->instance, &info, NULL, &gpu->messenger));
 	}
-	TRY(list_devices(env, &ctx->vki, ctx->instance, &pds, &infos, &count));
+	TRY(list_devices(env, &gpu->vki, gpu->instance, &pds, &infos, &count));
 	uint32_t chosen = choose_device(env, infos, count, desc->device);
 	if (chosen == UINT32_MAX) {
 		res = VKCOL_ERROR_NO_DEVICE;
 		goto cleanup;
 	}
-	ctx->physical_device = pds[chosen];
-	ctx->info.index = chosen;
-	ctx->queue_family = compute_family(env, &ctx->vki, ctx->physical_device);
-	TRY(create_device(ctx));
-	TRY(finish_setup(ctx, 0));
+	gpu->physical_device = pds[chosen];
+	gpu->info.index = chosen;
+	gpu->queue_family = compute_family(env, &gpu->vki, gpu->physical_device);
+	TRY(create_device(gpu));
+	TRY(finish_setup(gpu, 0));
 cleanup:
 	core_free(env, pds);
 	core_free(env, infos);
 	return res;
 }
 
-static vkcol_result create_external(vkcol_context *ctx, const vkcol_external_device *ext)
+static vkcol_result create_external(gpu_device *gpu, const vkcol_external_device *ext)
 {
-	const core_env *env = &ctx->env;
+	const core_env *env = gpu->env;
 	if (!ext->instance || !ext->physical_device || !ext->device || !ext->get_instance_proc_addr) {
 		CORE_ERROR(env, "external device: instance, physical_device, device and get_instance_proc_addr are required");
 		return VKCOL_ERROR_INVALID_ARGUMENT;
 	}
-	ctx->external = true;
-	ctx->get_instance_proc_addr = ext->get_instance_proc_addr;
-	ctx->instance = ext->instance;
-	ctx->physical_device = ext->physical_device;
-	ctx->device = ext->device;
-	ctx->queue_family = ext->queue_family_index;
-	load_instance_table(&ctx->vki, ctx->get_instance_proc_addr, ctx->instance);
-	if (!instance_table_complete(&ctx->vki)) {
+	gpu->external = true;
+	gpu->get_instance_proc_addr = ext->get_instance_proc_addr;
+	gpu->instance = ext->instance;
+	gpu->physical_device = ext->physical_device;
+	gpu->device = ext->device;
+	gpu->queue_family = ext->queue_family_index;
+	load_instance_table(&gpu->vki, gpu->get_instance_proc_addr, gpu->instance);
+	if (!instance_table_complete(&gpu->vki)) {
 		CORE_ERROR(env, "external device: get_instance_proc_addr returned no core 1.1 instance functions");
 		return VKCOL_ERROR_INVALID_ARGUMENT;
 	}
 	uint32_t family_count = 0;
-	ctx->vki.vkGetPhysicalDeviceQueueFamilyProperties(ctx->physical_device, &family_count, NULL);
+	gpu->vki.vkGetPhysicalDeviceQueueFamilyProperties(gpu->physical_device, &family_count, NULL);
 	VkQueueFamilyProperties *families = core_calloc(env, family_count ? family_count : 1, sizeof(*families));
 	if (!families)
 		return VKCOL_ERROR_OUT_OF_HOST_MEMORY;
-	ctx->vki.vkGetPhysicalDeviceQueueFamilyProperties(ctx->physical_device, &family_count, families);
+	gpu->vki.vkGetPhysicalDeviceQueueFamilyProperties(gpu->physical_device, &family_count, families);
 	bool ok = ext->queue_family_index < family_count &&
 	          (families[ext->queue_family_index].queueFlags & VK_QUEUE_COMPUTE_BIT) &&
 	          ext->queue_index < families[ext->queue_family_index].queueCount;
@@ -516,150 +515,96 @@ static vkcol_result create_external(vkcol_context *ctx, const vkcol_external_dev
 	}
 	if (ext->shader_float64) {
 		VkPhysicalDeviceFeatures supported;
-		ctx->vki.vkGetPhysicalDeviceFeatures(ctx->physical_device, &supported);
+		gpu->vki.vkGetPhysicalDeviceFeatures(gpu->physical_device, &supported);
 		if (!supported.shaderFloat64) {
 			CORE_ERROR(env, "external device: shader_float64 is set, but the physical device lacks the "
 			                "shaderFloat64 feature");
 			return VKCOL_ERROR_UNSUPPORTED;
 		}
 	}
-	ctx->float64 = ext->shader_float64;
+	gpu->float64 = ext->shader_float64;
 	// The library never touches the caller's instance-level debug state;
 	// validation of external devices is the caller's.
-	return finish_setup(ctx, ext->queue_index);
+	return finish_setup(gpu, ext->queue_index);
 }
 
-VKCOL_API vkcol_result vkcol_context_create(const vkcol_context_desc *desc, vkcol_context **out)
+vkcol_result gpu_device_create(gpu_device *gpu, const core_env *env, const vkcol_context_desc *desc)
 {
-	static const vkcol_context_desc defaults = {0};
-	if (!out)
-		return VKCOL_ERROR_INVALID_ARGUMENT;
-	*out = NULL;
-	if (!desc)
-		desc = &defaults;
-	core_env env;
-	core_env_init(&env, &desc->allocator, desc->log, desc->log_user, desc->log_level);
-	if (desc->validation > VKCOL_VALIDATION_OFF) {
-		CORE_ERROR(&env, "vkcol_context_desc.validation: %d is not a vkcol_validation value", (int)desc->validation);
-		return VKCOL_ERROR_INVALID_ARGUMENT;
-	}
-	vkcol_context *ctx = core_calloc(&env, 1, sizeof(*ctx));
-	if (!ctx)
-		return VKCOL_ERROR_OUT_OF_HOST_MEMORY;
-	ctx->env = env;
-	vkcol_result res = desc->external ? create_external(ctx, desc->external) : create_own(ctx, desc);
-	if (res != VKCOL_SUCCESS) {
-		vkcol_context_destroy(ctx);
-		return res;
-	}
-	*out = ctx;
-	return VKCOL_SUCCESS;
+	memset(gpu, 0, sizeof(*gpu));
+	gpu->env = env;
+	return desc->external ? create_external(gpu, desc->external) : create_own(gpu, desc);
 }
 
-VKCOL_API void vkcol_context_destroy(vkcol_context *ctx)
+void gpu_device_wait_idle(gpu_device *gpu)
 {
-	if (!ctx)
-		return;
-	if (ctx->device) {
-		// External devices may be busy with the caller's work: wait on our own
-		// submissions only (they are synchronous, so none is in flight).
-		if (!ctx->external)
-			ctx->vk.vkDeviceWaitIdle(ctx->device);
-		batch_pool_destroy(ctx);
-		gpu_scratch_free_all(ctx);
-		for (uint32_t i = 0; i < ctx->mesh_capacity; i++)
-			if (ctx->meshes[i].used)
-				vkcol_mesh_destroy(ctx, (vkcol_mesh){(ctx->meshes[i].generation << MESH_INDEX_BITS) | (i + 1)});
-		for (uint32_t i = 0; i < PIPELINE_COUNT; i++)
-			for (uint32_t k = 0; k <= VKCOL_MAP_ARRAYS; k++)
-				gpu_pipeline_destroy(ctx, &ctx->pipelines[i][k]);
-		if (ctx->cube_sampler)
-			ctx->vk.vkDestroySampler(ctx->device, ctx->cube_sampler, NULL);
-		if (ctx->fence)
-			ctx->vk.vkDestroyFence(ctx->device, ctx->fence, NULL);
-		if (ctx->command_pool)
-			ctx->vk.vkDestroyCommandPool(ctx->device, ctx->command_pool, NULL);
-		if (!ctx->external)
-			ctx->vk.vkDestroyDevice(ctx->device, NULL);
+	// An external device may be busy with the caller's work, which is not
+	// ours to wait for; our own submissions have all been waited for.
+	if (gpu->device && !gpu->external)
+		gpu->vk.vkDeviceWaitIdle(gpu->device);
+}
+
+void gpu_device_destroy(gpu_device *gpu)
+{
+	if (gpu->device) {
+		gpu_device_wait_idle(gpu);
+		gpu_scratch_free_all(gpu);
+		if (gpu->fence)
+			gpu->vk.vkDestroyFence(gpu->device, gpu->fence, NULL);
+		if (gpu->command_pool)
+			gpu->vk.vkDestroyCommandPool(gpu->device, gpu->command_pool, NULL);
+		if (!gpu->external)
+			gpu->vk.vkDestroyDevice(gpu->device, NULL);
 	}
-	core_free(&ctx->env, ctx->meshes);
-	if (!ctx->external && ctx->instance) {
-		if (ctx->messenger)
-			ctx->vki.vkDestroyDebugUtilsMessengerEXT(ctx->instance, ctx->messenger, NULL);
+	if (!gpu->external && gpu->instance) {
+		if (gpu->messenger)
+			gpu->vki.vkDestroyDebugUtilsMessengerEXT(gpu->instance, gpu->messenger, NULL);
 		PFN_vkDestroyInstance destroy =
-		    ctx->vki.vkDestroyInstance
-		        ? ctx->vki.vkDestroyInstance
-		        : (PFN_vkDestroyInstance)ctx->get_instance_proc_addr(ctx->instance, "vkDestroyInstance");
-		destroy(ctx->instance, NULL);
+		    gpu->vki.vkDestroyInstance
+		        ? gpu->vki.vkDestroyInstance
+		        : (PFN_vkDestroyInstance)gpu->get_instance_proc_addr(gpu->instance, "vkDestroyInstance");
+		destroy(gpu->instance, NULL);
 	}
-	core_env env = ctx->env;
-	core_free(&env, ctx);
+	memset(gpu, 0, sizeof(*gpu));
 }
 
-VKCOL_API vkcol_result vkcol_context_get_device_info(const vkcol_context *ctx, vkcol_device_info *out)
+vkcol_result gpu_enumerate_devices(const core_env *env, const char *want, vkcol_device_info *infos, uint32_t capacity,
+                                   uint32_t *count, uint32_t *chosen)
 {
-	if (!ctx || !out)
-		return VKCOL_ERROR_INVALID_ARGUMENT;
-	*out = ctx->info;
-	return VKCOL_SUCCESS;
-}
-
-VKCOL_API uint64_t vkcol_context_validation_message_count(const vkcol_context *ctx)
-{
-	return ctx ? ctx->validation_messages : 0;
-}
-
-VKCOL_API vkcol_result vkcol_enumerate_devices(const vkcol_context_desc *desc, vkcol_device_info *infos,
-                                               uint32_t capacity, uint32_t *count, uint32_t *chosen)
-{
-	static const vkcol_context_desc defaults = {0};
-	if (!count || (capacity > 0 && !infos))
-		return VKCOL_ERROR_INVALID_ARGUMENT;
-	if (!desc)
-		desc = &defaults;
-	*count = 0;
-	if (chosen)
-		*chosen = UINT32_MAX;
-	// A scratch context carries the environment through the instance helpers.
-	vkcol_context *ctx = NULL;
-	core_env env;
-	core_env_init(&env, &desc->allocator, desc->log, desc->log_user, desc->log_level);
+	vkcol_result res = VKCOL_SUCCESS;
 	VkPhysicalDevice *pds = NULL;
 	vkcol_device_info *all = NULL;
 	uint32_t n = 0;
-	vkcol_result res = VKCOL_SUCCESS;
-	ctx = core_calloc(&env, 1, sizeof(*ctx));
-	if (!ctx)
-		return VKCOL_ERROR_OUT_OF_HOST_MEMORY;
-	ctx->env = env;
-	TRY(device_load_loader(&env, &ctx->get_instance_proc_addr));
-	TRY(create_instance(ctx, false, &ctx->instance));
-	load_instance_table(&ctx->vki, ctx->get_instance_proc_addr, ctx->instance);
-	if (!instance_table_complete(&ctx->vki)) {
+	*count = 0;
+	if (chosen)
+		*chosen = UINT32_MAX;
+	// A scratch device carries the environment through the instance helpers.
+	gpu_device scratch = {.env = env};
+	TRY(load_loader(env, &scratch.get_instance_proc_addr));
+	TRY(create_instance(&scratch, false, &scratch.instance));
+	load_instance_table(&scratch.vki, scratch.get_instance_proc_addr, scratch.instance);
+	if (!instance_table_complete(&scratch.vki)) {
 		res = VKCOL_ERROR_VULKAN_UNAVAILABLE;
 		goto cleanup;
 	}
-	TRY(list_devices(&env, &ctx->vki, ctx->instance, &pds, &all, &n));
+	TRY(list_devices(env, &scratch.vki, scratch.instance, &pds, &all, &n));
 	for (uint32_t i = 0; i < n && i < capacity; i++)
 		infos[i] = all[i];
 	*count = n;
 	if (chosen) {
 		// A bad VKCOLLIDE_DEVICE is reported, not fatal, when only listing.
-		*chosen = choose_device(&env, all, n, desc->device);
+		*chosen = choose_device(env, all, n, want);
 	}
 cleanup:
-	core_free(&env, pds);
-	core_free(&env, all);
-	if (ctx->instance && ctx->vki.vkDestroyInstance)
-		ctx->vki.vkDestroyInstance(ctx->instance, NULL);
-	core_free(&env, ctx);
+	core_free(env, pds);
+	core_free(env, all);
+	if (scratch.instance && scratch.vki.vkDestroyInstance)
+		scratch.vki.vkDestroyInstance(scratch.instance, NULL);
 	return res;
 }
 
-
-void device_set_name(const vkcol_context *ctx, VkObjectType type, uint64_t handle, const char *name)
+void gpu_set_name(const gpu_device *gpu, VkObjectType type, uint64_t handle, const char *name)
 {
-	if (!ctx->vki.vkSetDebugUtilsObjectNameEXT || !ctx->messenger || !name)
+	if (!gpu->vki.vkSetDebugUtilsObjectNameEXT || !gpu->messenger || !name)
 		return;
 	VkDebugUtilsObjectNameInfoEXT info = {
 	    .sType = VK_STRUCTURE_TYPE_DEBUG_UTILS_OBJECT_NAME_INFO_EXT,
@@ -667,5 +612,62 @@ void device_set_name(const vkcol_context *ctx, VkObjectType type, uint64_t handl
 	    .objectHandle = handle,
 	    .pObjectName = name,
 	};
-	ctx->vki.vkSetDebugUtilsObjectNameEXT(ctx->device, &info);
+	gpu->vki.vkSetDebugUtilsObjectNameEXT(gpu->device, &info);
+}
+
+vkcol_result gpu_result_from_vk(VkResult vr)
+{
+	switch (vr) {
+	case VK_SUCCESS:
+		return VKCOL_SUCCESS;
+	case VK_ERROR_OUT_OF_HOST_MEMORY:
+		return VKCOL_ERROR_OUT_OF_HOST_MEMORY;
+	case VK_ERROR_OUT_OF_DEVICE_MEMORY:
+	case VK_ERROR_TOO_MANY_OBJECTS:
+	case VK_ERROR_OUT_OF_POOL_MEMORY:
+	case VK_ERROR_FRAGMENTED_POOL:
+		return VKCOL_ERROR_OUT_OF_DEVICE_MEMORY;
+	case VK_ERROR_DEVICE_LOST:
+		return VKCOL_ERROR_DEVICE_LOST;
+	case VK_ERROR_INITIALIZATION_FAILED:
+	case VK_ERROR_INCOMPATIBLE_DRIVER:
+	case VK_ERROR_LAYER_NOT_PRESENT:
+	case VK_ERROR_EXTENSION_NOT_PRESENT:
+		return VKCOL_ERROR_VULKAN_UNAVAILABLE;
+	case VK_ERROR_FEATURE_NOT_PRESENT:
+	case VK_ERROR_FORMAT_NOT_SUPPORTED:
+		return VKCOL_ERROR_UNSUPPORTED;
+	default:
+		return VKCOL_ERROR_VULKAN;
+	}
+}
+
+const char *gpu_vk_string(VkResult vr)
+{
+	switch (vr) {
+#define CASE(x) \
+	case x:     \
+		return #x;
+		CASE(VK_SUCCESS)
+		CASE(VK_NOT_READY)
+		CASE(VK_TIMEOUT)
+		CASE(VK_INCOMPLETE)
+		CASE(VK_ERROR_OUT_OF_HOST_MEMORY)
+		CASE(VK_ERROR_OUT_OF_DEVICE_MEMORY)
+		CASE(VK_ERROR_INITIALIZATION_FAILED)
+		CASE(VK_ERROR_DEVICE_LOST)
+		CASE(VK_ERROR_MEMORY_MAP_FAILED)
+		CASE(VK_ERROR_LAYER_NOT_PRESENT)
+		CASE(VK_ERROR_EXTENSION_NOT_PRESENT)
+		CASE(VK_ERROR_FEATURE_NOT_PRESENT)
+		CASE(VK_ERROR_INCOMPATIBLE_DRIVER)
+		CASE(VK_ERROR_TOO_MANY_OBJECTS)
+		CASE(VK_ERROR_FORMAT_NOT_SUPPORTED)
+		CASE(VK_ERROR_FRAGMENTED_POOL)
+		CASE(VK_ERROR_OUT_OF_POOL_MEMORY)
+		CASE(VK_ERROR_UNKNOWN)
+#undef CASE
+	default:
+		return "VkResult (unnamed)";
+	}
 }

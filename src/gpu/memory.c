@@ -1,14 +1,17 @@
 // SPDX-License-Identifier: MIT
-#include "memory.h"
+// GPU layer: buffers (memory type by use), staging upload and readback in
+// bounded chunks, the scratch buffers kept between calls, one-shot command
+// buffers and the all-purpose barrier.
+#include "gpu/memory.h"
 
 #include <string.h>
 
-#include "device.h"
+#include "gpu/device.h"
 
-uint32_t gpu_find_memory_type(const vkcol_context *ctx, uint32_t bits, VkMemoryPropertyFlags want,
+uint32_t gpu_find_memory_type(const gpu_device *gpu, uint32_t bits, VkMemoryPropertyFlags want,
                               VkMemoryPropertyFlags prefer)
 {
-	const VkPhysicalDeviceMemoryProperties *mp = &ctx->memory_props;
+	const VkPhysicalDeviceMemoryProperties *mp = &gpu->memory_props;
 	for (int pass = 0; pass < 2; pass++) {
 		VkMemoryPropertyFlags need = pass == 0 ? (want | prefer) : want;
 		for (uint32_t i = 0; i < mp->memoryTypeCount; i++)
@@ -18,10 +21,10 @@ uint32_t gpu_find_memory_type(const vkcol_context *ctx, uint32_t bits, VkMemoryP
 	return UINT32_MAX;
 }
 
-vkcol_result gpu_buffer_create(vkcol_context *ctx, VkDeviceSize size, VkBufferUsageFlags usage,
+vkcol_result gpu_buffer_create(gpu_device *gpu, VkDeviceSize size, VkBufferUsageFlags usage,
                                gpu_memory_kind kind, const char *name, gpu_buffer *out)
 {
-	const core_env *env = &ctx->env;
+	const core_env *env = gpu->env;
 	vkcol_result res = VKCOL_SUCCESS;
 	memset(out, 0, sizeof(*out));
 	if (size == 0) {
@@ -30,10 +33,10 @@ vkcol_result gpu_buffer_create(vkcol_context *ctx, VkDeviceSize size, VkBufferUs
 	}
 	// Checked before anything is created or allocated.
 	if ((usage & VK_BUFFER_USAGE_UNIFORM_TEXEL_BUFFER_BIT) &&
-	    (size % 16 != 0 || size / 16 > ctx->props.limits.maxTexelBufferElements)) {
+	    (size % 16 != 0 || size / 16 > gpu->props.limits.maxTexelBufferElements)) {
 		CORE_ERROR(env, "buffer %s: %llu bytes are not a whole number of 16-byte texels, or more than the device's %u "
 		                "texels",
-		           name ? name : "", (unsigned long long)size, ctx->props.limits.maxTexelBufferElements);
+		           name ? name : "", (unsigned long long)size, gpu->props.limits.maxTexelBufferElements);
 		return VKCOL_ERROR_TOO_LARGE;
 	}
 	VkBufferCreateInfo info = {
@@ -42,12 +45,12 @@ vkcol_result gpu_buffer_create(vkcol_context *ctx, VkDeviceSize size, VkBufferUs
 	    .usage = usage | VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
 	    .sharingMode = VK_SHARING_MODE_EXCLUSIVE,
 	};
-	VK_TRY(env, ctx->vk.vkCreateBuffer(ctx->device, &info, NULL, &out->buffer));
+	VK_TRY(env, gpu->vk.vkCreateBuffer(gpu->device, &info, NULL, &out->buffer));
 	out->size = size;
-	device_set_name(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)out->buffer, name);
+	gpu_set_name(gpu, VK_OBJECT_TYPE_BUFFER, (uint64_t)out->buffer, name);
 
 	VkMemoryRequirements req;
-	ctx->vk.vkGetBufferMemoryRequirements(ctx->device, out->buffer, &req);
+	gpu->vk.vkGetBufferMemoryRequirements(gpu->device, out->buffer, &req);
 	VkMemoryPropertyFlags want = 0, prefer = 0;
 	switch (kind) {
 	case GPU_MEMORY_DEVICE:
@@ -61,19 +64,19 @@ vkcol_result gpu_buffer_create(vkcol_context *ctx, VkDeviceSize size, VkBufferUs
 		prefer = VK_MEMORY_PROPERTY_HOST_CACHED_BIT;
 		break;
 	}
-	uint32_t type = gpu_find_memory_type(ctx, req.memoryTypeBits, want, prefer);
+	uint32_t type = gpu_find_memory_type(gpu, req.memoryTypeBits, want, prefer);
 	if (type == UINT32_MAX) {
 		CORE_ERROR(env, "buffer %s: no memory type for %s use", name ? name : "",
 		           kind == GPU_MEMORY_DEVICE ? "device" : "host-visible");
 		res = VKCOL_ERROR_UNSUPPORTED;
 		goto cleanup;
 	}
-	VkMemoryPropertyFlags flags = ctx->memory_props.memoryTypes[type].propertyFlags;
-	uint32_t heap = ctx->memory_props.memoryTypes[type].heapIndex;
-	if (req.size > ctx->memory_props.memoryHeaps[heap].size) {
+	VkMemoryPropertyFlags flags = gpu->memory_props.memoryTypes[type].propertyFlags;
+	uint32_t heap = gpu->memory_props.memoryTypes[type].heapIndex;
+	if (req.size > gpu->memory_props.memoryHeaps[heap].size) {
 		// Fail early with a clear message rather than a driver-specific error.
 		CORE_ERROR(env, "buffer %s: %llu bytes exceed the %llu-byte memory heap", name ? name : "",
-		           (unsigned long long)req.size, (unsigned long long)ctx->memory_props.memoryHeaps[heap].size);
+		           (unsigned long long)req.size, (unsigned long long)gpu->memory_props.memoryHeaps[heap].size);
 		res = VKCOL_ERROR_OUT_OF_DEVICE_MEMORY;
 		goto cleanup;
 	}
@@ -82,10 +85,10 @@ vkcol_result gpu_buffer_create(vkcol_context *ctx, VkDeviceSize size, VkBufferUs
 	    .allocationSize = req.size,
 	    .memoryTypeIndex = type,
 	};
-	VK_TRY(env, ctx->vk.vkAllocateMemory(ctx->device, &alloc, NULL, &out->memory));
-	VK_TRY(env, ctx->vk.vkBindBufferMemory(ctx->device, out->buffer, out->memory, 0));
+	VK_TRY(env, gpu->vk.vkAllocateMemory(gpu->device, &alloc, NULL, &out->memory));
+	VK_TRY(env, gpu->vk.vkBindBufferMemory(gpu->device, out->buffer, out->memory, 0));
 	if (flags & VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT) {
-		VK_TRY(env, ctx->vk.vkMapMemory(ctx->device, out->memory, 0, VK_WHOLE_SIZE, 0, &out->mapped));
+		VK_TRY(env, gpu->vk.vkMapMemory(gpu->device, out->memory, 0, VK_WHOLE_SIZE, 0, &out->mapped));
 		out->coherent = (flags & VK_MEMORY_PROPERTY_HOST_COHERENT_BIT) != 0;
 	}
 	if (usage & VK_BUFFER_USAGE_UNIFORM_TEXEL_BUFFER_BIT) {
@@ -96,40 +99,40 @@ vkcol_result gpu_buffer_create(vkcol_context *ctx, VkDeviceSize size, VkBufferUs
 		    .offset = 0,
 		    .range = VK_WHOLE_SIZE,
 		};
-		VK_TRY(env, ctx->vk.vkCreateBufferView(ctx->device, &view_info, NULL, &out->texels));
+		VK_TRY(env, gpu->vk.vkCreateBufferView(gpu->device, &view_info, NULL, &out->texels));
 	}
 cleanup:
 	if (res != VKCOL_SUCCESS)
-		gpu_buffer_destroy(ctx, out);
+		gpu_buffer_destroy(gpu, out);
 	return res;
 }
 
-void gpu_buffer_destroy(vkcol_context *ctx, gpu_buffer *buffer)
+void gpu_buffer_destroy(gpu_device *gpu, gpu_buffer *buffer)
 {
 	if (!buffer)
 		return;
 	if (buffer->texels)
-		ctx->vk.vkDestroyBufferView(ctx->device, buffer->texels, NULL);
+		gpu->vk.vkDestroyBufferView(gpu->device, buffer->texels, NULL);
 	if (buffer->buffer)
-		ctx->vk.vkDestroyBuffer(ctx->device, buffer->buffer, NULL);
+		gpu->vk.vkDestroyBuffer(gpu->device, buffer->buffer, NULL);
 	if (buffer->memory)
-		ctx->vk.vkFreeMemory(ctx->device, buffer->memory, NULL); // unmaps implicitly
+		gpu->vk.vkFreeMemory(gpu->device, buffer->memory, NULL); // unmaps implicitly
 	memset(buffer, 0, sizeof(*buffer));
 }
 
-vkcol_result gpu_scratch_get(vkcol_context *ctx, uint32_t slot, VkDeviceSize size, VkBufferUsageFlags usage,
+vkcol_result gpu_scratch_get(gpu_device *gpu, uint32_t slot, VkDeviceSize size, VkBufferUsageFlags usage,
                              gpu_memory_kind kind, const char *name, gpu_buffer **out)
 {
 	*out = NULL;
 	if (slot >= GPU_SCRATCH_SLOTS)
 		return VKCOL_ERROR_INVALID_ARGUMENT;
-	gpu_scratch *s = &ctx->scratch[slot];
+	gpu_scratch *s = &gpu->scratch[slot];
 	if (!s->buffer.buffer || s->buffer.size != size || s->usage != usage || s->kind != kind) {
-		gpu_buffer_destroy(ctx, &s->buffer);
-		vkcol_result res = gpu_buffer_create(ctx, size, usage, kind, name, &s->buffer);
+		gpu_buffer_destroy(gpu, &s->buffer);
+		vkcol_result res = gpu_buffer_create(gpu, size, usage, kind, name, &s->buffer);
 		if (res != VKCOL_SUCCESS)
 			return res;
-		ctx->scratch_created++;
+		gpu->scratch_created++;
 		s->usage = usage;
 		s->kind = kind;
 	}
@@ -137,56 +140,56 @@ vkcol_result gpu_scratch_get(vkcol_context *ctx, uint32_t slot, VkDeviceSize siz
 	return VKCOL_SUCCESS;
 }
 
-void gpu_scratch_free_all(vkcol_context *ctx)
+void gpu_scratch_free_all(gpu_device *gpu)
 {
 	for (uint32_t i = 0; i < GPU_SCRATCH_SLOTS; i++)
-		gpu_buffer_destroy(ctx, &ctx->scratch[i].buffer);
+		gpu_buffer_destroy(gpu, &gpu->scratch[i].buffer);
 }
 
-vkcol_result gpu_begin_once(vkcol_context *ctx, VkCommandBuffer *out)
+vkcol_result gpu_begin_once(gpu_device *gpu, VkCommandBuffer *out)
 {
-	const core_env *env = &ctx->env;
+	const core_env *env = gpu->env;
 	vkcol_result res = VKCOL_SUCCESS;
 	*out = VK_NULL_HANDLE;
 	VkCommandBufferAllocateInfo alloc = {
 	    .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
-	    .commandPool = ctx->command_pool,
+	    .commandPool = gpu->command_pool,
 	    .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
 	    .commandBufferCount = 1,
 	};
-	VK_TRY(env, ctx->vk.vkAllocateCommandBuffers(ctx->device, &alloc, out));
+	VK_TRY(env, gpu->vk.vkAllocateCommandBuffers(gpu->device, &alloc, out));
 	VkCommandBufferBeginInfo begin = {
 	    .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
 	    .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT,
 	};
-	VK_TRY(env, ctx->vk.vkBeginCommandBuffer(*out, &begin));
+	VK_TRY(env, gpu->vk.vkBeginCommandBuffer(*out, &begin));
 cleanup:
 	if (res != VKCOL_SUCCESS && *out) {
-		ctx->vk.vkFreeCommandBuffers(ctx->device, ctx->command_pool, 1, out);
+		gpu->vk.vkFreeCommandBuffers(gpu->device, gpu->command_pool, 1, out);
 		*out = VK_NULL_HANDLE;
 	}
 	return res;
 }
 
-vkcol_result gpu_submit_once(vkcol_context *ctx, VkCommandBuffer cmd)
+vkcol_result gpu_submit_once(gpu_device *gpu, VkCommandBuffer cmd)
 {
-	const core_env *env = &ctx->env;
+	const core_env *env = gpu->env;
 	vkcol_result res = VKCOL_SUCCESS;
-	VK_TRY(env, ctx->vk.vkEndCommandBuffer(cmd));
+	VK_TRY(env, gpu->vk.vkEndCommandBuffer(cmd));
 	VkSubmitInfo submit = {
 	    .sType = VK_STRUCTURE_TYPE_SUBMIT_INFO,
 	    .commandBufferCount = 1,
 	    .pCommandBuffers = &cmd,
 	};
-	VK_TRY(env, ctx->vk.vkResetFences(ctx->device, 1, &ctx->fence));
-	VK_TRY(env, ctx->vk.vkQueueSubmit(ctx->queue, 1, &submit, ctx->fence));
-	VK_TRY(env, ctx->vk.vkWaitForFences(ctx->device, 1, &ctx->fence, VK_TRUE, UINT64_MAX));
+	VK_TRY(env, gpu->vk.vkResetFences(gpu->device, 1, &gpu->fence));
+	VK_TRY(env, gpu->vk.vkQueueSubmit(gpu->queue, 1, &submit, gpu->fence));
+	VK_TRY(env, gpu->vk.vkWaitForFences(gpu->device, 1, &gpu->fence, VK_TRUE, UINT64_MAX));
 cleanup:
-	ctx->vk.vkFreeCommandBuffers(ctx->device, ctx->command_pool, 1, &cmd);
+	gpu->vk.vkFreeCommandBuffers(gpu->device, gpu->command_pool, 1, &cmd);
 	return res;
 }
 
-void gpu_barrier_all(vkcol_context *ctx, VkCommandBuffer cmd)
+void gpu_barrier_all(gpu_device *gpu, VkCommandBuffer cmd)
 {
 	VkMemoryBarrier barrier = {
 	    .sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
@@ -194,7 +197,7 @@ void gpu_barrier_all(vkcol_context *ctx, VkCommandBuffer cmd)
 	    .dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_READ_BIT |
 	                     VK_ACCESS_TRANSFER_WRITE_BIT | VK_ACCESS_HOST_READ_BIT | VK_ACCESS_INDIRECT_COMMAND_READ_BIT,
 	};
-	ctx->vk.vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
+	gpu->vk.vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
 	                             VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT |
 	                                 VK_PIPELINE_STAGE_HOST_BIT | VK_PIPELINE_STAGE_DRAW_INDIRECT_BIT,
 	                             0, 1, &barrier, 0, NULL, 0, NULL);
@@ -203,10 +206,10 @@ void gpu_barrier_all(vkcol_context *ctx, VkCommandBuffer cmd)
 // Largest staging chunk: bounds host-visible memory for uploads of any size.
 #define STAGING_CHUNK ((VkDeviceSize)32 << 20)
 
-vkcol_result gpu_upload(vkcol_context *ctx, gpu_buffer *dst, VkDeviceSize offset, const void *data,
+vkcol_result gpu_upload(gpu_device *gpu, gpu_buffer *dst, VkDeviceSize offset, const void *data,
                         VkDeviceSize size)
 {
-	const core_env *env = &ctx->env;
+	const core_env *env = gpu->env;
 	vkcol_result res = VKCOL_SUCCESS;
 	gpu_buffer staging = {0};
 	if (offset > dst->size || size > dst->size - offset) {
@@ -221,25 +224,25 @@ vkcol_result gpu_upload(vkcol_context *ctx, gpu_buffer *dst, VkDeviceSize offset
 		return VKCOL_SUCCESS;
 	}
 	VkDeviceSize chunk = size < STAGING_CHUNK ? size : STAGING_CHUNK;
-	TRY(gpu_buffer_create(ctx, chunk, 0, GPU_MEMORY_UPLOAD, "staging upload", &staging));
+	TRY(gpu_buffer_create(gpu, chunk, 0, GPU_MEMORY_UPLOAD, "staging upload", &staging));
 	for (VkDeviceSize done = 0; done < size; done += chunk) {
 		VkDeviceSize n = size - done < chunk ? size - done : chunk;
 		memcpy(staging.mapped, (const char *)data + done, n);
 		VkCommandBuffer cmd;
-		TRY(gpu_begin_once(ctx, &cmd));
+		TRY(gpu_begin_once(gpu, &cmd));
 		VkBufferCopy copy = {.srcOffset = 0, .dstOffset = offset + done, .size = n};
-		ctx->vk.vkCmdCopyBuffer(cmd, staging.buffer, dst->buffer, 1, &copy);
-		TRY(gpu_submit_once(ctx, cmd));
+		gpu->vk.vkCmdCopyBuffer(cmd, staging.buffer, dst->buffer, 1, &copy);
+		TRY(gpu_submit_once(gpu, cmd));
 	}
 cleanup:
-	gpu_buffer_destroy(ctx, &staging);
+	gpu_buffer_destroy(gpu, &staging);
 	return res;
 }
 
-vkcol_result gpu_readback(vkcol_context *ctx, const gpu_buffer *src, VkDeviceSize offset, void *data,
+vkcol_result gpu_readback(gpu_device *gpu, const gpu_buffer *src, VkDeviceSize offset, void *data,
                           VkDeviceSize size)
 {
-	const core_env *env = &ctx->env;
+	const core_env *env = gpu->env;
 	vkcol_result res = VKCOL_SUCCESS;
 	gpu_buffer staging = {0};
 	if (offset > src->size || size > src->size - offset) {
@@ -250,15 +253,15 @@ vkcol_result gpu_readback(vkcol_context *ctx, const gpu_buffer *src, VkDeviceSiz
 	if (size == 0)
 		return VKCOL_SUCCESS;
 	VkDeviceSize chunk = size < STAGING_CHUNK ? size : STAGING_CHUNK;
-	TRY(gpu_buffer_create(ctx, chunk, 0, GPU_MEMORY_READBACK, "staging readback", &staging));
+	TRY(gpu_buffer_create(gpu, chunk, 0, GPU_MEMORY_READBACK, "staging readback", &staging));
 	for (VkDeviceSize done = 0; done < size; done += chunk) {
 		VkDeviceSize n = size - done < chunk ? size - done : chunk;
 		VkCommandBuffer cmd;
-		TRY(gpu_begin_once(ctx, &cmd));
+		TRY(gpu_begin_once(gpu, &cmd));
 		VkBufferCopy copy = {.srcOffset = offset + done, .dstOffset = 0, .size = n};
-		ctx->vk.vkCmdCopyBuffer(cmd, src->buffer, staging.buffer, 1, &copy);
-		gpu_barrier_all(ctx, cmd);
-		TRY(gpu_submit_once(ctx, cmd));
+		gpu->vk.vkCmdCopyBuffer(cmd, src->buffer, staging.buffer, 1, &copy);
+		gpu_barrier_all(gpu, cmd);
+		TRY(gpu_submit_once(gpu, cmd));
 		if (!staging.coherent) {
 			VkMappedMemoryRange range = {
 			    .sType = VK_STRUCTURE_TYPE_MAPPED_MEMORY_RANGE,
@@ -266,11 +269,11 @@ vkcol_result gpu_readback(vkcol_context *ctx, const gpu_buffer *src, VkDeviceSiz
 			    .offset = 0,
 			    .size = VK_WHOLE_SIZE,
 			};
-			VK_TRY(env, ctx->vk.vkInvalidateMappedMemoryRanges(ctx->device, 1, &range));
+			VK_TRY(env, gpu->vk.vkInvalidateMappedMemoryRanges(gpu->device, 1, &range));
 		}
 		memcpy((char *)data + done, staging.mapped, n);
 	}
 cleanup:
-	gpu_buffer_destroy(ctx, &staging);
+	gpu_buffer_destroy(gpu, &staging);
 	return res;
 }

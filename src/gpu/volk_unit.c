@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: MIT
-// The one translation unit that compiles volk (Debian ships volk.c as a
-// source file, not a library). It also exposes a loader for a per-context
-// VolkDeviceTable through the context's own vkGetDeviceProcAddr, so no
-// context writes volk's process-wide function pointers.
+// GPU layer: the one translation unit that compiles volk (Debian ships
+// volk.c as a source file, not a library), and a loader for a per-device
+// VolkDeviceTable through that device's own vkGetDeviceProcAddr, so that no
+// device writes volk's process-wide function pointers.
 #include <volk.c>
 
-#include "volk_unit.h"
+#include "gpu/volk_unit.h"
 
 typedef struct table_loader {
 	PFN_vkGetDeviceProcAddr get_device_proc_addr;

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+// GPU layer: per-device dispatch tables through volk (volk_unit.c).
 #pragma once
 
 #include <volk.h>
