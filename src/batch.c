@@ -10,9 +10,9 @@
 // reruns its overflowed pairs, before the next.
 #include "batch.h"
 
-#include "min_ball.h"
-#include "reference.h"
-#include "vertex_order.h"
+#include "geometry/min_ball.h"
+#include "geometry/reference.h"
+#include "geometry/vertex_order.h"
 
 #include <math.h>
 #include <string.h>
@@ -62,10 +62,6 @@ static uint32_t array_index(uint32_t resolution)
 	return k; // 4 -> 0, 8 -> 1, ..., 1024 -> 8
 }
 
-static uint32_t mesh_id(const vkcol_context *ctx, uint32_t slot)
-{
-	return (ctx->meshes[slot].generation << MESH_INDEX_BITS) | (slot + 1);
-}
 
 static void pool_free(vkcol_context *ctx, batch_pool *pool)
 {
@@ -104,10 +100,10 @@ static bool pool_current(const vkcol_context *ctx, bool clearance)
 	if (!pool || (clearance && !pool->clearance))
 		return false;
 	uint32_t n = 0;
-	for (uint32_t i = 0; i < ctx->mesh_capacity; i++) {
-		if (!ctx->meshes[i].used)
+	for (uint32_t i = 0; i < ctx->meshes.capacity; i++) {
+		if (!ctx->meshes.slots[i].used)
 			continue;
-		if (n >= pool->id_count || pool->ids[n] != mesh_id(ctx, i))
+		if (n >= pool->id_count || pool->ids[n] != mesh_table_handle(&ctx->meshes, i).id)
 			return false;
 		n++;
 	}
@@ -323,8 +319,8 @@ static vkcol_result pool_build(vkcol_context *ctx, bool clearance)
 {
 	const core_env *env = &ctx->env;
 	vkcol_result res = VKCOL_SUCCESS;
-	for (uint32_t i = 0; clearance && i < ctx->mesh_capacity; i++) {
-		mesh_slot *s = &ctx->meshes[i];
+	for (uint32_t i = 0; clearance && i < ctx->meshes.capacity; i++) {
+		mesh_slot *s = &ctx->meshes.slots[i];
 		if (s->used && !s->clearance.values &&
 		    (res = clearance_build(env, &s->cpu, s->cube_resolution, &s->clearance)) != VKCOL_SUCCESS) {
 			CORE_ERROR(env, "mesh '%s': its clearance field (approx mode) could not be built: %s", s->cpu.name,
@@ -343,23 +339,23 @@ static vkcol_result pool_build(vkcol_context *ctx, bool clearance)
 
 	uint32_t live = 0, cubes[VKCOL_MAP_ARRAYS] = {0}, max_vertices = 1;
 	uint64_t vertex_total = 0, cluster_total = 0, node_total = 0, triangle_total = 0;
-	for (uint32_t i = 0; i < ctx->mesh_capacity; i++)
-		if (ctx->meshes[i].used) {
-			uint32_t nv = ctx->meshes[i].cpu.vertex_count;
+	for (uint32_t i = 0; i < ctx->meshes.capacity; i++)
+		if (ctx->meshes.slots[i].used) {
+			uint32_t nv = ctx->meshes.slots[i].cpu.vertex_count;
 			live++;
 			vertex_total += nv;
-			node_total += ctx->meshes[i].cpu.tree.node_count;
-			triangle_total += ctx->meshes[i].cpu.triangle_count;
-			if (ctx->meshes[i].cpu.tree.depth > pool->max_depth)
-				pool->max_depth = ctx->meshes[i].cpu.tree.depth;
+			node_total += ctx->meshes.slots[i].cpu.tree.node_count;
+			triangle_total += ctx->meshes.slots[i].cpu.triangle_count;
+			if (ctx->meshes.slots[i].cpu.tree.depth > pool->max_depth)
+				pool->max_depth = ctx->meshes.slots[i].cpu.tree.depth;
 			uint32_t clusters = (nv + VKCOL_CLUSTER_SIZE - 1) / VKCOL_CLUSTER_SIZE;
 			cluster_total += clusters + (clusters + VKCOL_GROUP_CLUSTERS - 1) / VKCOL_GROUP_CLUSTERS +
-			                 VKCOL_CONE_FLOATS / 4 + VKCOL_INNER_BALLS + clearance_texels(&ctx->meshes[i].clearance);
+			                 VKCOL_CONE_FLOATS / 4 + VKCOL_INNER_BALLS + clearance_texels(&ctx->meshes.slots[i].clearance);
 			max_vertices = nv > max_vertices ? nv : max_vertices;
-			cubes[array_index(ctx->meshes[i].cube.resolution)]++;
+			cubes[array_index(ctx->meshes.slots[i].cube.resolution)]++;
 		}
 	pool->ids = core_calloc(env, live ? live : 1, sizeof(uint32_t));
-	records = core_calloc(env, ctx->mesh_capacity ? ctx->mesh_capacity : 1, sizeof(*records));
+	records = core_calloc(env, ctx->meshes.capacity ? ctx->meshes.capacity : 1, sizeof(*records));
 	host_vertices = core_calloc(env, vertex_total ? vertex_total : 1, 4 * sizeof(float));
 	host_clusters = core_calloc(env, cluster_total ? cluster_total : 1, 4 * sizeof(float));
 	seen = core_calloc(env, max_vertices, sizeof(uint32_t));
@@ -401,14 +397,14 @@ static vkcol_result pool_build(vkcol_context *ctx, bool clearance)
 	                      "batch node pool", &pool->nodes));
 	TRY(gpu_buffer_create(&ctx->gpu, (triangle_total ? triangle_total : 1) * 16, texel, GPU_MEMORY_DEVICE,
 	                      "batch triangle pool", &pool->triangles));
-	TRY(gpu_buffer_create(&ctx->gpu, (ctx->mesh_capacity ? ctx->mesh_capacity : 1) * sizeof(vkcol_gpu_mesh), texel,
+	TRY(gpu_buffer_create(&ctx->gpu, (ctx->meshes.capacity ? ctx->meshes.capacity : 1) * sizeof(vkcol_gpu_mesh), texel,
 	                      GPU_MEMORY_DEVICE, "batch mesh table", &pool->meshes));
 	for (uint32_t k = 0; k < VKCOL_MAP_ARRAYS; k++) {
 		// Unused resolutions get a one-cube placeholder: every binding must
 		// hold a valid view even if no pair samples it.
 		uint32_t count = cubes[k] ? cubes[k] : 1;
 		cube_array *a = &pool->arrays[k];
-		TRY(distance_map_create_image(ctx, 4u << k, 6 * count, true, &a->image, &a->memory, &a->view, &a->bytes));
+		TRY(cubemap_create_image(&ctx->gpu, 4u << k, 6 * count, true, &a->image, &a->memory, &a->view, &a->bytes));
 		a->cubes = count;
 	}
 
@@ -416,7 +412,7 @@ static vkcol_result pool_build(vkcol_context *ctx, bool clearance)
 	TRY(gpu_begin_once(&ctx->gpu, &cmd));
 	for (uint32_t k = 0; k < VKCOL_MAP_ARRAYS; k++) {
 		uint32_t levels = array_index(4u << k) + 3; // log2(4 << k) + 1
-		distance_map_image_barrier(ctx, cmd, pool->arrays[k].image, levels, 6 * pool->arrays[k].cubes,
+		cubemap_image_barrier(&ctx->gpu, cmd, pool->arrays[k].image, levels, 6 * pool->arrays[k].cubes,
 		                           VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 0,
 		                           VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT,
 		                           VK_PIPELINE_STAGE_TRANSFER_BIT);
@@ -425,11 +421,11 @@ static vkcol_result pool_build(vkcol_context *ctx, bool clearance)
 	uint64_t vertex_first = 0;
 	pool->clearance = true;
 	uint32_t cluster_next = 0, node_next = 0, triangle_next = 0, piece_next = 0;
-	for (uint32_t i = 0; i < ctx->mesh_capacity; i++) {
-		mesh_slot *s = &ctx->meshes[i];
+	for (uint32_t i = 0; i < ctx->meshes.capacity; i++) {
+		mesh_slot *s = &ctx->meshes.slots[i];
 		if (!s->used)
 			continue;
-		pool->ids[pool->id_count++] = mesh_id(ctx, i);
+		pool->ids[pool->id_count++] = mesh_table_handle(&ctx->meshes, i).id;
 		uint32_t k = array_index(s->cube.resolution);
 		uint32_t cluster_first = cluster_next;
 		uint32_t used_vertices =
@@ -486,7 +482,7 @@ static vkcol_result pool_build(vkcol_context *ctx, bool clearance)
 		piece_next += VKCOL_PIECE_VERTICES * piece_count;
 		vertex_first += used_vertices;
 
-		distance_map_image_barrier(ctx, cmd, s->cube.image, s->cube.levels, 6, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL,
+		cubemap_image_barrier(&ctx->gpu, cmd, s->cube.image, s->cube.levels, 6, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL,
 		                           VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, VK_ACCESS_SHADER_READ_BIT,
 		                           VK_ACCESS_TRANSFER_READ_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
 		                           VK_PIPELINE_STAGE_TRANSFER_BIT);
@@ -501,7 +497,7 @@ static vkcol_result pool_build(vkcol_context *ctx, bool clearance)
 		}
 		ctx->gpu.vk.vkCmdCopyImage(cmd, s->cube.image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, pool->arrays[k].image,
 		                       VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, s->cube.levels, regions);
-		distance_map_image_barrier(ctx, cmd, s->cube.image, s->cube.levels, 6, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
+		cubemap_image_barrier(&ctx->gpu, cmd, s->cube.image, s->cube.levels, 6, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
 		                           VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL, VK_ACCESS_TRANSFER_READ_BIT,
 		                           VK_ACCESS_SHADER_READ_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT,
 		                           VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT);
@@ -509,14 +505,14 @@ static vkcol_result pool_build(vkcol_context *ctx, bool clearance)
 	}
 	for (uint32_t k = 0; k < VKCOL_MAP_ARRAYS; k++) {
 		uint32_t levels = array_index(4u << k) + 3;
-		distance_map_image_barrier(ctx, cmd, pool->arrays[k].image, levels, 6 * pool->arrays[k].cubes,
+		cubemap_image_barrier(&ctx->gpu, cmd, pool->arrays[k].image, levels, 6 * pool->arrays[k].cubes,
 		                           VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL,
 		                           VK_ACCESS_TRANSFER_WRITE_BIT, VK_ACCESS_SHADER_READ_BIT,
 		                           VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT);
 	}
 	gpu_barrier_all(&ctx->gpu, cmd);
 	TRY(gpu_submit_once(&ctx->gpu, cmd));
-	TRY(gpu_upload(&ctx->gpu, &pool->meshes, 0, records, (VkDeviceSize)(ctx->mesh_capacity ? ctx->mesh_capacity : 1) *
+	TRY(gpu_upload(&ctx->gpu, &pool->meshes, 0, records, (VkDeviceSize)(ctx->meshes.capacity ? ctx->meshes.capacity : 1) *
 	                                                   sizeof(vkcol_gpu_mesh)));
 	if (vertex_first)
 		TRY(gpu_upload(&ctx->gpu, &pool->vertices, 0, host_vertices, vertex_first * 16));
@@ -590,7 +586,7 @@ static void upload_pairs(const vkcol_context *ctx, const vkcol_pair *pairs, uint
 		const vkcol_pair *in = &pairs[at ? at[i] : i];
 		if (a == NULL || in->a.id != last_a || in->b.id != last_b) {
 			last_a = in->a.id, last_b = in->b.id;
-			a = &device_mesh_slot(ctx, in->a)->cpu, b = &device_mesh_slot(ctx, in->b)->cpu;
+			a = &mesh_table_get(&ctx->meshes, in->a)->cpu, b = &mesh_table_get(&ctx->meshes, in->b)->cpu;
 			float reach = 0.0f;
 			bool recentred = false;
 			for (int k = 0; k < 3; k++) {
@@ -627,15 +623,14 @@ static vkcol_result validate_pairs(const vkcol_context *ctx, const vkcol_batch_d
 		const vkcol_pair *pr = &desc->pairs[p];
 		const vkcol_mesh ids[2] = {pr->a, pr->b};
 		for (int m = 0; m < 2; m++) {
-			uint32_t index = (ids[m].id & MESH_MAX_COUNT);
-			uint32_t generation = ids[m].id >> MESH_INDEX_BITS;
-			if (index == 0 || index > ctx->mesh_capacity || !ctx->meshes[index - 1].used ||
-			    ctx->meshes[index - 1].generation != generation) {
+			const char *why;
+			const mesh_slot *slot = mesh_table_find(&ctx->meshes, ids[m], &why);
+			if (slot == NULL) {
 				CORE_ERROR(env, "pair %llu: mesh %c (id %u) is not a live mesh of this context",
 				           (unsigned long long)p, m == 0 ? 'a' : 'b', ids[m].id);
 				return VKCOL_ERROR_INVALID_HANDLE;
 			}
-			uint32_t r = ctx->meshes[index - 1].cube.resolution;
+			uint32_t r = slot->cube.resolution;
 			mixed = mixed || (resolution != 0 && r != resolution);
 			resolution = r;
 		}
@@ -940,7 +935,7 @@ static vkcol_result exact_buffers_create(vkcol_context *ctx, uint32_t chunk, uin
 		views[k] = pool->arrays[k].view;
 	for (int i = 0; i < EXACT_PIPELINES; i++) {
 		TRY(pipeline_get(&ctx->gpu, &ctx->pipelines, exact_pipeline(ctx, ids[i]), map_array, &b->pipes[i]));
-		TRY(gpu_pipeline_bind_sets(&ctx->gpu, b->pipes[i], 2, by_parity, views, ctx->cube_sampler, b->sets[i]));
+		TRY(gpu_pipeline_bind_sets(&ctx->gpu, b->pipes[i], 2, by_parity, views, ctx->meshes.sampler.sampler, b->sets[i]));
 	}
 cleanup:
 	return res;
@@ -1309,7 +1304,7 @@ VKCOL_API vkcol_result vkcol_batch_run(vkcol_context *ctx, const vkcol_batch_des
 	uint32_t map_array;
 	TRY(validate_pairs(ctx, desc, &map_array));
 	memset(results, 0, desc->pair_count * sizeof(*results));
-	TRY(distance_map_check_support(ctx));
+	TRY(cubemap_check_support(&ctx->gpu, &ctx->meshes.sampler));
 	bool approx_mode = desc->mode == VKCOL_MODE_APPROX;
 	if (!pool_current(ctx, approx_mode))
 		TRY(pool_build(ctx, approx_mode));
@@ -1379,10 +1374,10 @@ VKCOL_API vkcol_result vkcol_batch_run(vkcol_context *ctx, const vkcol_batch_des
 		    {f->jobs, 0, 0},            {f->job_args, 0, 0},
 		    {f->pairs, 0, 0},           {&ctx->pool->meshes, 0, 0},   {&ctx->pool->vertices, 0, 0}, // texel buffers
 		    {&ctx->pool->clusters, 0, 0}, {f->jobs, 0, 0}};
-		TRY(gpu_pipeline_bind(&ctx->gpu, approx, bindings, views, ctx->cube_sampler, &f->set));
-		TRY(gpu_pipeline_bind(&ctx->gpu, approx_spilled, bindings, views, ctx->cube_sampler, &f->spilled_set));
-		TRY(gpu_pipeline_bind(&ctx->gpu, approx_groups, bindings, views, ctx->cube_sampler, &f->groups_set));
-		TRY(gpu_pipeline_bind(&ctx->gpu, approx_jobs, bindings, views, ctx->cube_sampler, &f->jobs_set));
+		TRY(gpu_pipeline_bind(&ctx->gpu, approx, bindings, views, ctx->meshes.sampler.sampler, &f->set));
+		TRY(gpu_pipeline_bind(&ctx->gpu, approx_spilled, bindings, views, ctx->meshes.sampler.sampler, &f->spilled_set));
+		TRY(gpu_pipeline_bind(&ctx->gpu, approx_groups, bindings, views, ctx->meshes.sampler.sampler, &f->groups_set));
+		TRY(gpu_pipeline_bind(&ctx->gpu, approx_jobs, bindings, views, ctx->meshes.sampler.sampler, &f->jobs_set));
 		VkCommandBufferAllocateInfo alloc = {VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO, NULL, ctx->gpu.command_pool,
 		                                     VK_COMMAND_BUFFER_LEVEL_PRIMARY, 1};
 		VK_TRY(env, ctx->gpu.vk.vkAllocateCommandBuffers(ctx->gpu.device, &alloc, &f->cmd));
@@ -1480,7 +1475,7 @@ vkcol_result batch_raw_sampling_rate(vkcol_context *ctx, uint32_t resolution, ui
 	gpu_pipeline *pipe = NULL;
 	gpu_buffer out = {0};
 	*rate = 0;
-	TRY(distance_map_check_support(ctx));
+	TRY(cubemap_check_support(&ctx->gpu, &ctx->meshes.sampler));
 	TRY(pipeline_get(&ctx->gpu, &ctx->pipelines, PIPELINE_SAMPLE_RAW, 0, &pipe));
 	if (!pool_current(ctx, false))
 		TRY(pool_build(ctx, false));
@@ -1492,7 +1487,7 @@ vkcol_result batch_raw_sampling_rate(vkcol_context *ctx, uint32_t resolution, ui
 	                      "raw sampling sums", &out));
 	VkDescriptorSet set;
 	gpu_binding binding = {&out, 0, 0};
-	TRY(gpu_pipeline_bind(&ctx->gpu, pipe, &binding, &array->view, ctx->cube_sampler, &set));
+	TRY(gpu_pipeline_bind(&ctx->gpu, pipe, &binding, &array->view, ctx->meshes.sampler.sampler, &set));
 	vkcol_sample_raw_params params = {invocations, per_invocation, array->cubes, 0.0f};
 	double seconds = 0;
 	for (int run = 0; run < 2; run++) { // run 0 warms up (pipeline compile)

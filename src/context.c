@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: MIT
 // The context: creates the GPU device and owns the library's pipelines, the
-// mesh table and the batch pool; tears them down in the one order that
-// frees each before what it was made from.
+// mesh table and the batch pool, and tears them down in the one order that
+// frees each before what it was made from. The public functions that need
+// the mesh table (meshes, the reference answers) unpack the context here.
 #include "context.h"
 
+#include <math.h>
 #include <string.h>
 
 #include "batch.h"
@@ -26,6 +28,7 @@ VKCOL_API vkcol_result vkcol_context_create(const vkcol_context_desc *desc, vkco
 	if (!ctx)
 		return VKCOL_ERROR_OUT_OF_HOST_MEMORY;
 	ctx->env = env;
+	ctx->meshes.env = &ctx->env;
 	vkcol_result res = gpu_device_create(&ctx->gpu, &ctx->env, desc);
 	if (res != VKCOL_SUCCESS) {
 		vkcol_context_destroy(ctx);
@@ -39,17 +42,13 @@ VKCOL_API void vkcol_context_destroy(vkcol_context *ctx)
 {
 	if (!ctx)
 		return;
-	if (ctx->gpu.device) {
-		gpu_device_wait_idle(&ctx->gpu);
-		batch_pool_destroy(ctx);
-		for (uint32_t i = 0; i < ctx->mesh_capacity; i++)
-			if (ctx->meshes[i].used)
-				vkcol_mesh_destroy(ctx, (vkcol_mesh){(ctx->meshes[i].generation << MESH_INDEX_BITS) | (i + 1)});
-		pipeline_table_destroy(&ctx->gpu, &ctx->pipelines);
-		if (ctx->cube_sampler)
-			ctx->gpu.vk.vkDestroySampler(ctx->gpu.device, ctx->cube_sampler, NULL);
-	}
-	core_free(&ctx->env, ctx->meshes);
+	// Each layer before the ones it was made from: the batch pool copies
+	// the meshes, the meshes' maps were built with the pipelines, and all
+	// of them live on the device.
+	gpu_device_wait_idle(&ctx->gpu);
+	batch_pool_destroy(ctx);
+	mesh_table_destroy(&ctx->meshes, &ctx->gpu);
+	pipeline_table_destroy(&ctx->gpu, &ctx->pipelines);
 	gpu_device_destroy(&ctx->gpu);
 	core_env env = ctx->env;
 	core_free(&env, ctx);
@@ -79,4 +78,111 @@ VKCOL_API vkcol_result vkcol_enumerate_devices(const vkcol_context_desc *desc, v
 	core_env env;
 	core_env_init(&env, &desc->allocator, desc->log, desc->log_user, desc->log_level);
 	return gpu_enumerate_devices(&env, desc->device, infos, capacity, count, chosen);
+}
+
+VKCOL_API vkcol_result vkcol_mesh_create(vkcol_context *ctx, const vkcol_mesh_desc *desc, vkcol_mesh *out)
+{
+	if (out != NULL)
+		out->id = 0;
+	if (ctx == NULL || out == NULL) {
+		if (ctx != NULL)
+			CORE_ERROR(&ctx->env, "vkcol_mesh_create: out must not be NULL");
+		return VKCOL_ERROR_INVALID_ARGUMENT;
+	}
+	return mesh_table_add(&ctx->meshes, &ctx->gpu, &ctx->pipelines, desc, out);
+}
+
+VKCOL_API void vkcol_mesh_destroy(vkcol_context *ctx, vkcol_mesh mesh)
+{
+	if (ctx == NULL || mesh.id == 0)
+		return;
+	const char *why = "";
+	mesh_slot *slot = mesh_table_find(&ctx->meshes, mesh, &why);
+	if (slot == NULL) {
+		CORE_WARN(&ctx->env, "vkcol_mesh_destroy: ignoring mesh handle %#x, which %s", mesh.id, why);
+		return;
+	}
+	mesh_table_remove(&ctx->meshes, &ctx->gpu, slot);
+}
+
+VKCOL_API vkcol_result vkcol_mesh_get_info(const vkcol_context *ctx, vkcol_mesh mesh, vkcol_mesh_info *out)
+{
+	if (out != NULL)
+		memset(out, 0, sizeof(*out));
+	if (ctx == NULL || out == NULL) {
+		if (ctx != NULL)
+			CORE_ERROR(&ctx->env, "vkcol_mesh_get_info: out must not be NULL");
+		return VKCOL_ERROR_INVALID_ARGUMENT;
+	}
+	const mesh_slot *slot = mesh_table_get(&ctx->meshes, mesh);
+	if (slot == NULL)
+		return VKCOL_ERROR_INVALID_HANDLE;
+	mesh_table_info(slot, out);
+	return VKCOL_SUCCESS;
+}
+
+// A public reference call's pair: its two meshes and B's frame in A's.
+typedef struct reference_args {
+	const mesh_cpu *a, *b;
+	ref_transform b_in_a;
+} reference_args;
+
+// Checks a public reference call's arguments and looks its pair up; logs
+// what is wrong, naming the call, and returns its error.
+static vkcol_result reference_pair(const vkcol_context *ctx, const vkcol_pair *pair, bool outputs_given,
+                                   const char *call, reference_args *out)
+{
+	if (ctx == NULL || pair == NULL || !outputs_given) {
+		if (ctx != NULL)
+			CORE_ERROR(&ctx->env, "%s: the pair and the outputs must not be NULL", call);
+		return VKCOL_ERROR_INVALID_ARGUMENT;
+	}
+	return mesh_table_pair(&ctx->meshes, pair, call, &out->a, &out->b, &out->b_in_a);
+}
+
+VKCOL_API vkcol_result vkcol_reference_collide(const vkcol_context *ctx, const vkcol_pair *pair, bool *collide)
+{
+	if (collide != NULL)
+		*collide = false;
+	reference_args r;
+	vkcol_result res = reference_pair(ctx, pair, collide != NULL, "vkcol_reference_collide", &r);
+	if (res == VKCOL_SUCCESS)
+		*collide = ref_collide_env(&ctx->env, r.a, r.b, &r.b_in_a);
+	return res;
+}
+
+VKCOL_API vkcol_result vkcol_reference_distance(const vkcol_context *ctx, const vkcol_pair *pair, double *distance)
+{
+	if (distance != NULL)
+		*distance = INFINITY;
+	reference_args r;
+	vkcol_result res = reference_pair(ctx, pair, distance != NULL, "vkcol_reference_distance", &r);
+	if (res == VKCOL_SUCCESS)
+		*distance = ref_surface_distance(r.a, r.b, &r.b_in_a);
+	return res;
+}
+
+VKCOL_API vkcol_result vkcol_reference_triangle_pairs(const vkcol_context *ctx, const vkcol_pair *pair,
+                                                      vkcol_triangle_pair *entries, uint64_t capacity,
+                                                      uint64_t *count)
+{
+	if (count != NULL)
+		*count = 0;
+	reference_args r;
+	vkcol_result res = reference_pair(ctx, pair, count != NULL && (capacity == 0 || entries != NULL),
+	                                  "vkcol_reference_triangle_pairs", &r);
+	if (res == VKCOL_SUCCESS)
+		*count = ref_triangle_pairs(r.a, r.b, &r.b_in_a, entries, capacity);
+	return res;
+}
+
+VKCOL_API vkcol_result vkcol_pair_touch_distance(const vkcol_context *ctx, const vkcol_pair *pair, double *distance)
+{
+	if (distance != NULL)
+		*distance = 0.0;
+	reference_args r;
+	vkcol_result res = reference_pair(ctx, pair, distance != NULL, "vkcol_pair_touch_distance", &r);
+	if (res == VKCOL_SUCCESS)
+		*distance = ref_touch_distance(r.a, r.b, &r.b_in_a);
+	return res;
 }

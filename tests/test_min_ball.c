@@ -11,7 +11,7 @@
 //   within 1 % of the smallest), and no more than 1 % smaller than it;
 //   points on a sphere get that sphere's radius.
 
-#include "min_ball.h"
+#include "geometry/min_ball.h"
 #include "test.h"
 
 #include <stdint.h>

@@ -15,7 +15,7 @@
 
 #include "meshgen.h"
 #include "test.h"
-#include "vertex_order.h"
+#include "geometry/vertex_order.h"
 
 #include <stdbool.h>
 #include <stdint.h>

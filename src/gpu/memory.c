@@ -107,6 +107,18 @@ cleanup:
 	return res;
 }
 
+vkcol_result gpu_buffer_create_filled(gpu_device *gpu, const void *data, VkDeviceSize size, VkBufferUsageFlags usage,
+                                      const char *name, gpu_buffer *out)
+{
+	vkcol_result res = VKCOL_SUCCESS;
+	TRY(gpu_buffer_create(gpu, size, usage, GPU_MEMORY_DEVICE, name, out));
+	TRY(gpu_upload(gpu, out, 0, data, size));
+cleanup:
+	if (res != VKCOL_SUCCESS)
+		gpu_buffer_destroy(gpu, out);
+	return res;
+}
+
 void gpu_buffer_destroy(gpu_device *gpu, gpu_buffer *buffer)
 {
 	if (!buffer)

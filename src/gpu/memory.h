@@ -37,6 +37,9 @@ uint32_t gpu_find_memory_type(const gpu_device *gpu, uint32_t bits, VkMemoryProp
 // zeroed and nothing leaks.
 vkcol_result gpu_buffer_create(gpu_device *gpu, VkDeviceSize size, VkBufferUsageFlags usage,
                                gpu_memory_kind kind, const char *name, gpu_buffer *out);
+// A device-local buffer of size (> 0) bytes holding data (gpu_upload).
+vkcol_result gpu_buffer_create_filled(gpu_device *gpu, const void *data, VkDeviceSize size, VkBufferUsageFlags usage,
+                                      const char *name, gpu_buffer *out);
 // Accepts a zeroed buffer.
 void gpu_buffer_destroy(gpu_device *gpu, gpu_buffer *buffer);
 

@@ -3,7 +3,7 @@
 #pragma once
 
 #include "core.h"
-#include "../shaders/shared.h"
+#include "shared.h"
 
 typedef struct aabb_tree {
 	vkcol_gpu_node *nodes;  // node_count nodes, breadth-first order, root = 0

@@ -22,7 +22,7 @@
 // Degenerate triangles (collinear or coincident corners) are handled as the
 // segments or points they are, with the same predicates.
 
-#include "tri_tri.h"
+#include "geometry/tri_tri.h"
 
 #include <float.h>
 #include <math.h>

@@ -6,9 +6,9 @@
 // Kaufmann, 2005), section 5.1.5, with an edge fallback for triangles
 // without area.
 
-#include "clearance.h"
+#include "geometry/clearance.h"
 
-#include "vec3d.h"
+#include "geometry/vec3d.h"
 
 #include <math.h>
 #include <pthread.h>

@@ -3,8 +3,8 @@
 // against. Slow and exact (up to double rounding) rather than fast.
 #pragma once
 
-#include "mesh.h"
-#include "tri_tri.h"
+#include "geometry/mesh_cpu.h"
+#include "geometry/tri_tri.h"
 
 // Rigid transform x -> r x + t, double precision.
 typedef struct ref_transform {
@@ -69,3 +69,12 @@ void ref_sort_triangle_pairs(vkcol_triangle_pair *entries, uint64_t count);
 // The full semantics of DESIGN.md: surfaces intersect, or both meshes closed
 // and one contains a vertex of the other.
 bool ref_collide(const mesh_cpu *a, const mesh_cpu *b, const ref_transform *b_in_a);
+// The same, allocating its scratch (the containment test's connected
+// pieces) through env.
+bool ref_collide_env(const core_env *env, const mesh_cpu *a, const mesh_cpu *b, const ref_transform *b_in_a);
+
+// Every intersecting triangle pair of a and b (b in a's frame by b_in_a),
+// sorted: the first `capacity` go to entries (their `pair` 0); returns how
+// many there are.
+uint64_t ref_triangle_pairs(const mesh_cpu *a, const mesh_cpu *b, const ref_transform *b_in_a,
+                            vkcol_triangle_pair *entries, uint64_t capacity);

@@ -11,12 +11,12 @@
 // segments, degenerate segments included); the point-face distance is the
 // distance to the plane when the point projects inside the triangle (the
 // three edge-side tests of section 5.1.5's Voronoi regions).
-#include "tri_dist.h"
+#include "geometry/tri_dist.h"
 
 #include <math.h>
 
-#include "tri_tri.h"
-#include "vec3d.h"
+#include "geometry/tri_tri.h"
+#include "geometry/vec3d.h"
 
 static double clamp01(double x)
 {

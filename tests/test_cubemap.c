@@ -4,7 +4,7 @@
 // and both match analytic distances for a sphere and a box; star-shapedness
 // is reported. Validation layer on; zero messages.
 #include "context.h"
-#include "distance_map.h"
+#include "mesh/cubemap.h"
 #include "gpu_util.h"
 
 // Stated tolerance: |GPU - CPU| <= 2e-5 x the bounding radius for every texel
@@ -17,7 +17,7 @@
 
 static const mesh_slot *slot_of(vkcol_context *ctx, vkcol_mesh m)
 {
-	return device_mesh_slot(ctx, m);
+	return mesh_table_get(&ctx->meshes, m);
 }
 
 // Compares the GPU map of mesh m with the reference; returns the fraction of
@@ -29,11 +29,11 @@ static double compare_with_reference(vkcol_context *ctx, vkcol_mesh m, uint32_t 
 	if (!s)
 		return 1.0;
 	ENSURE_EQ_INT(s->cube.resolution, resolution);
-	uint64_t total = distance_map_texel_count(resolution);
+	uint64_t total = cubemap_texel_count(resolution);
 	float *gpu = malloc(total * 8), *cpu = malloc(total * 8);
 	ENSURE(gpu && cpu);
-	ENSURE(distance_map_read(ctx, &s->cube, gpu) == VKCOL_SUCCESS);
-	distance_map_reference(&s->cpu, resolution, cpu);
+	ENSURE(cubemap_read(&ctx->gpu, &s->cube, gpu) == VKCOL_SUCCESS);
+	cubemap_reference(&s->cpu, resolution, cpu);
 	double tol = MAP_TOLERANCE * s->cpu.sphere_radius;
 	uint64_t bad = 0;
 	for (uint64_t t = 0; t < total; t++)
@@ -61,9 +61,9 @@ static void test_sphere_map(void)
 		// the radius; the facets lie inside the sphere by at most the chord
 		// sagitta 1 - cos(pi / 24) ~ 0.0086, plus the origin's offset.
 		const mesh_slot *s = slot_of(ctx, m);
-		uint64_t total = distance_map_texel_count(resolutions[r]);
+		uint64_t total = cubemap_texel_count(resolutions[r]);
 		float *texels = malloc(total * 8);
-		ENSURE(distance_map_read(ctx, &s->cube, texels) == VKCOL_SUCCESS);
+		ENSURE(cubemap_read(&ctx->gpu, &s->cube, texels) == VKCOL_SUCCESS);
 		double off = sqrt(pow(s->cpu.origin[0] - c[0], 2) + pow(s->cpu.origin[1] - c[1], 2) +
 		                  pow(s->cpu.origin[2] - c[2], 2));
 		for (uint64_t t = 0; t < total; t++) {
@@ -102,14 +102,14 @@ static void test_box_map_analytic(void)
 	ENSURE_SMALL(s->cpu.origin[0], 1e-6);
 	ENSURE_SMALL(s->cpu.origin[1], 1e-6);
 	ENSURE_SMALL(s->cpu.origin[2], 1e-6);
-	float *texels = malloc(distance_map_texel_count(n) * 8);
-	ENSURE(distance_map_read(ctx, &s->cube, texels) == VKCOL_SUCCESS);
+	float *texels = malloc(cubemap_texel_count(n) * 8);
+	ENSURE(cubemap_read(&ctx->gpu, &s->cube, texels) == VKCOL_SUCCESS);
 	double worst = 0;
 	for (uint32_t f = 0; f < 6; f++)
 		for (uint32_t j = 0; j < n; j++)
 			for (uint32_t i = 0; i < n; i++) {
 				double d[3];
-				distance_map_texel_direction(f, i, j, n, d);
+				cubemap_texel_direction(f, i, j, n, d);
 				double len = sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
 				double m_abs = fmax(fabs(d[0]), fmax(fabs(d[1]), fabs(d[2]))) / len;
 				double expect = 1.0 / m_abs;
@@ -120,7 +120,7 @@ static void test_box_map_analytic(void)
 	ENSURE(compare_with_reference(ctx, m, n) == 0.0);
 	// Level 1 texel = min / max of its four children (checked on one texel
 	// against the level-0 values read back).
-	uint64_t o1 = distance_map_level_offset(n, 1);
+	uint64_t o1 = cubemap_level_offset(n, 1);
 	const float *c00 = &texels[0], *c01 = &texels[2], *c10 = &texels[2 * n], *c11 = &texels[2 * n + 2];
 	ENSURE(texels[2 * o1] == fminf(fminf(c00[0], c01[0]), fminf(c10[0], c11[0])));
 	ENSURE(texels[2 * o1 + 1] == fmaxf(fmaxf(c00[1], c01[1]), fmaxf(c10[1], c11[1])));
@@ -194,15 +194,15 @@ static void test_cone_bounds(void)
 		ENSURE(s != NULL && s->cone_bounds != NULL);
 		if (!s || !s->cone_bounds)
 			continue;
-		float *texels = malloc(distance_map_texel_count(n) * 8);
-		ENSURE(texels && distance_map_read(ctx, &s->cube, texels) == VKCOL_SUCCESS);
+		float *texels = malloc(cubemap_texel_count(n) * 8);
+		ENSURE(texels && cubemap_read(&ctx->gpu, &s->cube, texels) == VKCOL_SUCCESS);
 		uint64_t checked = 0, violations = 0, positive = 0;
 		for (uint32_t f = 0; f < 6; f++)
 			for (uint32_t j = 0; j < n; j++)
 				for (uint32_t i = 0; i < n; i++) {
 					double g = texels[2 * (((size_t)f * n + j) * n + i) + 1], t[3];
 					positive += g > 0;
-					distance_map_texel_direction(f, i, j, n, t);
+					cubemap_texel_direction(f, i, j, n, t);
 					double tl = sqrt(t[0] * t[0] + t[1] * t[1] + t[2] * t[2]);
 					for (int c = 0; c < 3; c++)
 						t[c] /= tl;
@@ -350,8 +350,8 @@ static void test_clearance_field(void)
 		// Not vacuous: the field calls some grid points outside.
 		ENSURE_MSG(outside > 0, "mesh %zu: no grid point has clearance", k);
 		// Points on the texels' rays.
-		float *texels = malloc(distance_map_texel_count(n) * 8);
-		ENSURE(texels && distance_map_read(ctx, &s->cube, texels) == VKCOL_SUCCESS);
+		float *texels = malloc(cubemap_texel_count(n) * 8);
+		ENSURE(texels && cubemap_read(&ctx->gpu, &s->cube, texels) == VKCOL_SUCCESS);
 		uint64_t ray_points = 0, rejected = 0;
 		for (uint32_t face = 0; face < 6 && texels; face++)
 			for (uint32_t j = 0; j < n; j++)
@@ -359,7 +359,7 @@ static void test_clearance_field(void)
 					double g = texels[2 * (((size_t)face * n + j) * n + i) + 1], t[3];
 					if (!(g > 0))
 						continue;
-					distance_map_texel_direction(face, i, j, n, t);
+					cubemap_texel_direction(face, i, j, n, t);
 					double tl = sqrt(t[0] * t[0] + t[1] * t[1] + t[2] * t[2]);
 					for (int sample = 0; sample < 2; sample++) {
 						double along = sample == 0 ? g : g * meshgen_random_unit(&state), x[3];

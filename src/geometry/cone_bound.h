@@ -4,7 +4,7 @@
 // (the layout is in shaders/shared.h, the lookup in shaders/cone_bound.glsl).
 #pragma once
 
-#include "mesh.h"
+#include "geometry/mesh_cpu.h"
 
 // Fills out (VKCOL_CONE_FLOATS floats) for mesh m and a map of the given
 // resolution: each bound is at least the outer distance that linear

@@ -5,7 +5,7 @@
 // CACM 18(9), 1975; the median is found by Hoare's selection (C. A. R.
 // Hoare, "Algorithm 65: Find", CACM 4(7), 1961).
 
-#include "vertex_order.h"
+#include "geometry/vertex_order.h"
 
 #include <math.h>
 #include <stddef.h>

@@ -8,8 +8,8 @@
 // it per point in space.
 #pragma once
 
-#include "cone_bound.h"
-#include "mesh.h"
+#include "geometry/cone_bound.h"
+#include "geometry/mesh_cpu.h"
 
 typedef struct clearance_field {
 	uint32_t dims[3];  // grid points per axis, each >= 1

@@ -14,11 +14,10 @@
 //   (CN 102663825, the LiveSet traversal, here depth first), B's boxes
 //   carried into A's frame with the |R| extent method (Arvo, "Transforming
 //   Axis-Aligned Bounding Boxes", Graphics Gems, 1990).
-#include "reference.h"
+#include "geometry/reference.h"
 
-#include "context.h"
-#include "tri_dist.h"
-#include "vec3d.h"
+#include "geometry/tri_dist.h"
+#include "geometry/vec3d.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -585,7 +584,7 @@ static bool any_component_inside(const core_env *env, const mesh_cpu *inner, con
 	return inside;
 }
 
-static bool collide_env(const core_env *env, const mesh_cpu *a, const mesh_cpu *b, const ref_transform *b_in_a)
+bool ref_collide_env(const core_env *env, const mesh_cpu *a, const mesh_cpu *b, const ref_transform *b_in_a)
 {
 	if (ref_surfaces_intersect(a, b, b_in_a))
 		return true;
@@ -642,54 +641,7 @@ bool ref_collide(const mesh_cpu *a, const mesh_cpu *b, const ref_transform *b_in
 		return false;
 	core_env env;
 	core_env_init(&env, NULL, NULL, NULL, VKCOL_LOG_DEFAULT);
-	return collide_env(&env, a, b, b_in_a);
-}
-
-// The two meshes of a public reference call's pair and B's frame in A's;
-// logs what is wrong (naming the call) and returns its error.
-static vkcol_result reference_pair(const vkcol_context *ctx, const vkcol_pair *pair, bool outputs_given,
-                                   const char *call, const mesh_cpu **a, const mesh_cpu **b, ref_transform *rel)
-{
-	if (ctx == NULL || pair == NULL || !outputs_given) {
-		if (ctx != NULL)
-			CORE_ERROR(&ctx->env, "%s: the pair and the outputs must not be NULL", call);
-		return VKCOL_ERROR_INVALID_ARGUMENT;
-	}
-	const mesh_slot *sa = device_mesh_slot(ctx, pair->a);
-	const mesh_slot *sb = device_mesh_slot(ctx, pair->b);
-	if (sa == NULL || sb == NULL)
-		return VKCOL_ERROR_INVALID_HANDLE;
-	if (!ref_pair_transform(&sa->cpu, &sb->cpu, &pair->pose_a, &pair->pose_b, rel)) {
-		CORE_ERROR(&ctx->env, "%s: a pose has a zero or non-finite rotation, or a non-finite translation", call);
-		return VKCOL_ERROR_INVALID_ARGUMENT;
-	}
-	*a = &sa->cpu;
-	*b = &sb->cpu;
-	return VKCOL_SUCCESS;
-}
-
-VKCOL_API vkcol_result vkcol_reference_collide(const vkcol_context *ctx, const vkcol_pair *pair, bool *collide)
-{
-	if (collide != NULL)
-		*collide = false;
-	const mesh_cpu *a, *b;
-	ref_transform rel;
-	vkcol_result res = reference_pair(ctx, pair, collide != NULL, "vkcol_reference_collide", &a, &b, &rel);
-	if (res == VKCOL_SUCCESS)
-		*collide = collide_env(&ctx->env, a, b, &rel);
-	return res;
-}
-
-VKCOL_API vkcol_result vkcol_reference_distance(const vkcol_context *ctx, const vkcol_pair *pair, double *distance)
-{
-	if (distance != NULL)
-		*distance = INFINITY;
-	const mesh_cpu *a, *b;
-	ref_transform rel;
-	vkcol_result res = reference_pair(ctx, pair, distance != NULL, "vkcol_reference_distance", &a, &b, &rel);
-	if (res == VKCOL_SUCCESS)
-		*distance = ref_surface_distance(a, b, &rel);
-	return res;
+	return ref_collide_env(&env, a, b, b_in_a);
 }
 
 typedef struct pair_collector {
@@ -724,23 +676,13 @@ void ref_sort_triangle_pairs(vkcol_triangle_pair *entries, uint64_t count)
 		qsort(entries, count, sizeof(*entries), compare_triangle_pairs);
 }
 
-VKCOL_API vkcol_result vkcol_reference_triangle_pairs(const vkcol_context *ctx, const vkcol_pair *pair,
-                                                      vkcol_triangle_pair *entries, uint64_t capacity,
-                                                      uint64_t *count)
+uint64_t ref_triangle_pairs(const mesh_cpu *a, const mesh_cpu *b, const ref_transform *b_in_a,
+                            vkcol_triangle_pair *entries, uint64_t capacity)
 {
-	if (count != NULL)
-		*count = 0;
-	const mesh_cpu *a, *b;
-	ref_transform rel;
-	vkcol_result res = reference_pair(ctx, pair, count != NULL && (capacity == 0 || entries != NULL),
-	                                  "vkcol_reference_triangle_pairs", &a, &b, &rel);
-	if (res != VKCOL_SUCCESS)
-		return res;
 	pair_collector c = {entries, capacity, 0};
-	ref_surface_pairs(a, b, &rel, collect_pair, &c);
+	ref_surface_pairs(a, b, b_in_a, collect_pair, &c);
 	ref_sort_triangle_pairs(entries, c.count < capacity ? c.count : capacity);
-	*count = c.count;
-	return VKCOL_SUCCESS;
+	return c.count;
 }
 
 // The largest absolute coordinate of m's stored box.
@@ -757,16 +699,4 @@ double ref_touch_distance(const mesh_cpu *a, const mesh_cpu *b, const ref_transf
 	double t = sqrt(dot3(b_in_a->t, b_in_a->t));
 	double magnitude = fmax(box_magnitude(a), t + box_magnitude(b));
 	return 2e-6 * fmin(a->sphere_radius, b->sphere_radius) + 1e-12 * magnitude;
-}
-
-VKCOL_API vkcol_result vkcol_pair_touch_distance(const vkcol_context *ctx, const vkcol_pair *pair, double *distance)
-{
-	if (distance != NULL)
-		*distance = 0.0;
-	const mesh_cpu *a, *b;
-	ref_transform rel;
-	vkcol_result res = reference_pair(ctx, pair, distance != NULL, "vkcol_pair_touch_distance", &a, &b, &rel);
-	if (res == VKCOL_SUCCESS)
-		*distance = ref_touch_distance(a, b, &rel);
-	return res;
 }

@@ -5,7 +5,7 @@
 // level and entirely beyond the cell's bound holds no vertex that the test
 // could find inside.
 
-#include "cone_bound.h"
+#include "geometry/cone_bound.h"
 
 #include <math.h>
 #include <string.h>

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
-// Meshes: validation, topology analysis (welded vertices, closed or open,
-// degenerate triangles), volume, bounding sphere, AABB tree, interior origin,
-// and the context's mesh table with the device copies.
+// A mesh on the CPU: validation, topology analysis (welded vertices, closed
+// or open, degenerate triangles), volume, bounding sphere, AABB tree,
+// interior origin and inner balls, in double precision.
 //
 // Sources:
 // - Bounding sphere: J. Ritter, "An Efficient Bounding Sphere", Graphics
@@ -12,12 +12,10 @@
 // - Closest point on a triangle: C. Ericson, "Real-Time Collision Detection",
 //   Morgan Kaufmann 2005, section 5.1.5.
 // - The tree: CN 102663825 (aabb_tree.c).
-#include "mesh.h"
+#include "geometry/mesh_cpu.h"
 
-#include "cone_bound.h"
-#include "context.h"
-#include "reference.h"
-#include "vec3d.h"
+#include "geometry/reference.h"
+#include "geometry/vec3d.h"
 
 #include <float.h>
 #include <math.h>
@@ -29,10 +27,6 @@
 #define MESH_MAX_LEAF_SIZE 64u
 #define MESH_DEFAULT_MAX_DEPTH 40u
 #define MESH_MAX_MAX_DEPTH 48u
-#define MESH_DEFAULT_CUBE_RESOLUTION 64u
-
-// Handles keep the low 12 bits of a slot's generation.
-#define MESH_GENERATION_MASK ((1u << (32u - MESH_INDEX_BITS)) - 1u)
 
 // ---------------------------------------------------------------------------
 // Validation
@@ -937,216 +931,4 @@ void mesh_cpu_free(const core_env *env, mesh_cpu *mesh)
 	core_free(env, mesh->weld);
 	aabb_tree_free(env, &mesh->tree);
 	memset(mesh, 0, sizeof(*mesh));
-}
-
-// ---------------------------------------------------------------------------
-// The context's mesh table
-
-static vkcol_mesh slot_handle(const vkcol_context *ctx, uint32_t index)
-{
-	vkcol_mesh h = {((ctx->meshes[index].generation & MESH_GENERATION_MASK) << MESH_INDEX_BITS) | (index + 1)};
-	return h;
-}
-
-// The slot of a handle, or NULL with *why set.
-static mesh_slot *lookup(const vkcol_context *ctx, vkcol_mesh mesh, const char **why)
-{
-	uint32_t low = mesh.id & MESH_MAX_COUNT;
-	if (mesh.id == 0 || low == 0) {
-		*why = "is zero";
-		return NULL;
-	}
-	uint32_t index = low - 1;
-	if (index >= ctx->mesh_capacity || ctx->meshes == NULL) {
-		*why = "is out of range (from another context?)";
-		return NULL;
-	}
-	mesh_slot *slot = &ctx->meshes[index];
-	if (!slot->used || (slot->generation & MESH_GENERATION_MASK) != mesh.id >> MESH_INDEX_BITS) {
-		*why = "refers to a destroyed mesh";
-		return NULL;
-	}
-	return slot;
-}
-
-mesh_slot *device_mesh_slot(const vkcol_context *ctx, vkcol_mesh mesh)
-{
-	if (ctx == NULL)
-		return NULL;
-	const char *why = "";
-	mesh_slot *slot = lookup(ctx, mesh, &why);
-	if (slot == NULL)
-		CORE_ERROR(&ctx->env, "mesh handle %#x %s", mesh.id, why);
-	return slot;
-}
-
-static void slot_release(vkcol_context *ctx, mesh_slot *slot)
-{
-	gpu_buffer_destroy(&ctx->gpu, &slot->gpu.vertices);
-	gpu_buffer_destroy(&ctx->gpu, &slot->gpu.triangles);
-	gpu_buffer_destroy(&ctx->gpu, &slot->gpu.nodes);
-	distance_map_destroy(ctx, &slot->cube);
-	core_free(&ctx->env, slot->cone_bounds);
-	clearance_free(&ctx->env, &slot->clearance);
-	mesh_cpu_free(&ctx->env, &slot->cpu);
-	uint32_t generation = slot->generation;
-	memset(slot, 0, sizeof(*slot));
-	slot->generation = generation;
-}
-
-static vkcol_result upload(vkcol_context *ctx, const char *mesh_name, const char *what, const void *data,
-                           VkDeviceSize size, gpu_buffer *out)
-{
-	vkcol_result res = VKCOL_SUCCESS;
-	char name[96];
-	snprintf(name, sizeof(name), "%s %s", mesh_name, what);
-	TRY(gpu_buffer_create(&ctx->gpu, size, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, GPU_MEMORY_DEVICE, name, out));
-	TRY(gpu_upload(&ctx->gpu, out, 0, data, size));
-cleanup:
-	return res;
-}
-
-VKCOL_API vkcol_result vkcol_mesh_create(vkcol_context *ctx, const vkcol_mesh_desc *desc, vkcol_mesh *out)
-{
-	vkcol_result res = VKCOL_SUCCESS;
-	mesh_slot *slot = NULL;
-	vkcol_gpu_vertex *vertices = NULL;
-	vkcol_gpu_triangle *triangles = NULL;
-	uint32_t index = 0;
-
-	if (out != NULL)
-		out->id = 0;
-	if (ctx == NULL || out == NULL) {
-		if (ctx != NULL)
-			CORE_ERROR(&ctx->env, "vkcol_mesh_create: out must not be NULL");
-		return VKCOL_ERROR_INVALID_ARGUMENT;
-	}
-	const core_env *env = &ctx->env;
-
-	// A free slot, or a new one.
-	for (index = 0; index < ctx->mesh_capacity; ++index) {
-		if (!ctx->meshes[index].used)
-			break;
-	}
-	if (index == ctx->mesh_capacity) {
-		if (index >= MESH_MAX_COUNT) {
-			CORE_ERROR(env, "vkcol_mesh_create: the context already holds %u meshes, the most it can", index);
-			return VKCOL_ERROR_TOO_LARGE;
-		}
-		size_t capacity = ctx->mesh_capacity;
-		if (!core_grow(env, (void **)&ctx->meshes, sizeof(mesh_slot), &capacity, (size_t)index + 1))
-			return VKCOL_ERROR_OUT_OF_HOST_MEMORY;
-		// Handles have MESH_INDEX_BITS for the index: never hand out more.
-		ctx->mesh_capacity = capacity > MESH_MAX_COUNT ? MESH_MAX_COUNT : (uint32_t)capacity;
-	}
-	slot = &ctx->meshes[index];
-
-	TRY(mesh_cpu_build(env, desc, &slot->cpu));
-	const mesh_cpu *m = &slot->cpu;
-
-	vertices = core_calloc(env, m->vertex_count, sizeof(vkcol_gpu_vertex));
-	triangles = core_calloc(env, m->triangle_count, sizeof(vkcol_gpu_triangle));
-	if (vertices == NULL || triangles == NULL) {
-		res = VKCOL_ERROR_OUT_OF_HOST_MEMORY;
-		goto cleanup;
-	}
-	for (uint32_t v = 0; v < m->vertex_count; ++v) {
-		vertices[v].x = m->positions[3 * (size_t)v];
-		vertices[v].y = m->positions[3 * (size_t)v + 1];
-		vertices[v].z = m->positions[3 * (size_t)v + 2];
-	}
-	for (uint32_t i = 0; i < m->triangle_count; ++i) {
-		uint32_t t = m->tree.triangles[i];
-		triangles[i].v0 = m->indices[3 * (size_t)t];
-		triangles[i].v1 = m->indices[3 * (size_t)t + 1];
-		triangles[i].v2 = m->indices[3 * (size_t)t + 2];
-		triangles[i].original = t;
-	}
-	TRY(upload(ctx, m->name, "vertices", vertices, (VkDeviceSize)m->vertex_count * sizeof(vkcol_gpu_vertex),
-	           &slot->gpu.vertices));
-	TRY(upload(ctx, m->name, "triangles", triangles,
-	           (VkDeviceSize)m->triangle_count * sizeof(vkcol_gpu_triangle), &slot->gpu.triangles));
-	TRY(upload(ctx, m->name, "tree nodes", m->tree.nodes, (VkDeviceSize)m->tree.node_count * sizeof(vkcol_gpu_node),
-	           &slot->gpu.nodes));
-	slot->cube_resolution = desc->cube_resolution ? desc->cube_resolution : MESH_DEFAULT_CUBE_RESOLUTION;
-	TRY(distance_map_build(ctx, m, &slot->gpu, slot->cube_resolution, &slot->cube));
-	slot->cone_bounds = core_calloc(env, VKCOL_CONE_FLOATS, sizeof(float));
-	if (slot->cone_bounds == NULL) {
-		res = VKCOL_ERROR_OUT_OF_HOST_MEMORY;
-		goto cleanup;
-	}
-	cone_bounds_build(m, slot->cube_resolution, slot->cone_bounds);
-	slot->used = true;
-	*out = slot_handle(ctx, index);
-	CORE_DEBUG(env, "mesh '%s': %u vertices (%u unique), %u triangles, %s, tree depth %u, %u nodes", m->name,
-	           m->vertex_count, m->unique_vertex_count, m->triangle_count, m->closed ? "closed" : "open",
-	           m->tree.depth, m->tree.node_count);
-
-cleanup:
-	core_free(env, vertices);
-	core_free(env, triangles);
-	if (res != VKCOL_SUCCESS && slot != NULL)
-		slot_release(ctx, slot);
-	return res;
-}
-
-VKCOL_API void vkcol_mesh_destroy(vkcol_context *ctx, vkcol_mesh mesh)
-{
-	if (ctx == NULL || mesh.id == 0)
-		return;
-	const char *why = "";
-	mesh_slot *slot = lookup(ctx, mesh, &why);
-	if (slot == NULL) {
-		CORE_WARN(&ctx->env, "vkcol_mesh_destroy: ignoring mesh handle %#x, which %s", mesh.id, why);
-		return;
-	}
-	slot_release(ctx, slot);
-	slot->generation++;
-}
-
-VKCOL_API vkcol_result vkcol_mesh_get_info(const vkcol_context *ctx, vkcol_mesh mesh, vkcol_mesh_info *out)
-{
-	if (out != NULL)
-		memset(out, 0, sizeof(*out));
-	if (ctx == NULL || out == NULL) {
-		if (ctx != NULL)
-			CORE_ERROR(&ctx->env, "vkcol_mesh_get_info: out must not be NULL");
-		return VKCOL_ERROR_INVALID_ARGUMENT;
-	}
-	const mesh_slot *slot = device_mesh_slot(ctx, mesh);
-	if (slot == NULL)
-		return VKCOL_ERROR_INVALID_HANDLE;
-	const mesh_cpu *m = &slot->cpu;
-	out->vertex_count = m->vertex_count;
-	out->unique_vertex_count = m->unique_vertex_count;
-	out->triangle_count = m->triangle_count;
-	out->degenerate_count = m->degenerate_count;
-	out->closed = m->closed;
-	out->boundary_edge_count = m->boundary_edge_count;
-	out->nonmanifold_edge_count = m->nonmanifold_edge_count;
-	// In the caller's coordinates.
-	for (int k = 0; k < 3; ++k) {
-		double c = m->centre[k];
-		out->aabb_min[k] = (float)(m->aabb_min[k] + c);
-		out->aabb_max[k] = (float)(m->aabb_max[k] + c);
-		out->sphere_center[k] = (float)(m->sphere_center[k] + c);
-		out->origin[k] = (float)(m->origin[k] + c);
-	}
-	out->sphere_radius = m->sphere_radius;
-	out->origin_inside = m->origin_inside;
-	out->inner_radius = m->origin_inside ? m->inner_radius : 0.0;
-	out->inner_ball_count = m->ball_count;
-	out->volume = m->volume;
-	out->tree_depth = m->tree.depth;
-	out->tree_node_count = m->tree.node_count;
-	out->tree_leaf_count = m->tree.leaf_count;
-	out->tree_leaf_min = m->tree.leaf_min;
-	out->tree_leaf_max = m->tree.leaf_max;
-	out->tree_leaf_mean = m->tree.leaf_count ? (float)((double)m->triangle_count / m->tree.leaf_count) : 0.0f;
-	out->cube_resolution = slot->cube_resolution;
-	out->device_bytes = (uint64_t)slot->gpu.vertices.size + slot->gpu.triangles.size + slot->gpu.nodes.size +
-	                    slot->cube.bytes;
-	out->cube_multi_hit_fraction = slot->cube.multi_hit_fraction;
-	out->star_shaped = slot->cube.multi_hit_fraction == 0.0f;
-	return VKCOL_SUCCESS;
 }

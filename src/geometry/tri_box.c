@@ -14,7 +14,7 @@
 // axes (box axes, and box axis x segment direction) are exactly the
 // separating axes of a box against a segment or a point.
 
-#include "tri_box.h"
+#include "geometry/tri_box.h"
 
 #include <math.h>
 

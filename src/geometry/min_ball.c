@@ -7,9 +7,9 @@
 // Circumcentres of a triangle and of a tetrahedron from the usual
 // cross-product and 3x3 solve formulas.
 
-#include "min_ball.h"
+#include "geometry/min_ball.h"
 
-#include "vec3d.h"
+#include "geometry/vec3d.h"
 
 #include <math.h>
 #include <string.h>

@@ -21,7 +21,7 @@
 // (Cigolle et al., "A Survey of Efficient Representations for Independent
 // Unit Vectors", JCGT 3(2), 2014), so that normal, offset and half-width
 // fit one texel on the GPU.
-#include "aabb_tree.h"
+#include "geometry/aabb_tree.h"
 
 #include <float.h>
 #include <math.h>

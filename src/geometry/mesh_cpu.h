@@ -4,7 +4,7 @@
 // vkcol_mesh_create.
 #pragma once
 
-#include "aabb_tree.h"
+#include "geometry/aabb_tree.h"
 #include "core.h"
 
 // At most this many inner balls per mesh besides the origin's.
