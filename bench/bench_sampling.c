@@ -16,7 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "batch.h"
+#include "batch/batch.h"
+#include "context.h"
 #include "meshgen.h"
 
 

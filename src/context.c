@@ -8,7 +8,6 @@
 #include <math.h>
 #include <string.h>
 
-#include "batch.h"
 
 VKCOL_API vkcol_result vkcol_context_create(const vkcol_context_desc *desc, vkcol_context **out)
 {
@@ -46,12 +45,20 @@ VKCOL_API void vkcol_context_destroy(vkcol_context *ctx)
 	// the meshes, the meshes' maps were built with the pipelines, and all
 	// of them live on the device.
 	gpu_device_wait_idle(&ctx->gpu);
-	batch_pool_destroy(ctx);
+	batch_state_free(&ctx->gpu, &ctx->batch);
 	mesh_table_destroy(&ctx->meshes, &ctx->gpu);
 	pipeline_table_destroy(&ctx->gpu, &ctx->pipelines);
 	gpu_device_destroy(&ctx->gpu);
 	core_env env = ctx->env;
 	core_free(&env, ctx);
+}
+
+bool batch_scope_of(vkcol_context *ctx, batch_scope *out)
+{
+	if (!ctx)
+		return false;
+	*out = (batch_scope){&ctx->env, &ctx->gpu, &ctx->pipelines, &ctx->meshes, &ctx->batch};
+	return true;
 }
 
 VKCOL_API vkcol_result vkcol_context_get_device_info(const vkcol_context *ctx, vkcol_device_info *out)
