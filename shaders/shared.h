@@ -45,12 +45,6 @@ VKCOL_STRUCT(vkcol_gpu_vertex) {
 	VKCOL_F32 x, y, z, pad;
 } VKCOL_STRUCT_END(vkcol_gpu_vertex)
 
-// Push constants of the smoke-test shader.
-VKCOL_STRUCT(vkcol_smoke_params) {
-	VKCOL_U32 count;
-	VKCOL_U32 multiplier;
-} VKCOL_STRUCT_END(vkcol_smoke_params)
-
 // Push constants of cubemap_build.comp: one invocation per texel of level 0.
 VKCOL_STRUCT(vkcol_cubemap_build_params) {
 	VKCOL_F32 origin_x, origin_y, origin_z;
@@ -194,14 +188,6 @@ VKCOL_STRUCT(vkcol_approx_params) {
 #define VKCOL_STAT_VERTEX_TESTS 0
 #define VKCOL_STAT_CUBE_SAMPLES 2
 #define VKCOL_STAT_WORDS 4
-
-// Push constants of sample_raw.comp: the device's raw cube-sampling rate.
-VKCOL_STRUCT(vkcol_sample_raw_params) {
-	VKCOL_U32 invocations;
-	VKCOL_U32 samples_per_invocation;
-	VKCOL_U32 layers;   // cubes in the array
-	VKCOL_F32 lod;
-} VKCOL_STRUCT_END(vkcol_sample_raw_params)
 
 // Exact mode (breadth-first traversal of both trees, Xiao & Shi). The node
 // pool holds every mesh's nodes with absolute indices: an internal node's
@@ -347,12 +333,10 @@ _Static_assert(sizeof(vkcol_gpu_mesh) == 128, "std430 layout of vkcol_gpu_mesh")
 _Static_assert(sizeof(vkcol_gpu_pair) == 64, "std430 layout of vkcol_gpu_pair");
 _Static_assert(sizeof(vkcol_gpu_result) == 16, "std430 layout of vkcol_gpu_result");
 _Static_assert(sizeof(vkcol_approx_params) == 24, "push constant layout");
-_Static_assert(sizeof(vkcol_sample_raw_params) == 16, "push constant layout");
 _Static_assert(sizeof(vkcol_exact_params) == 36, "push constant layout");
 _Static_assert(sizeof(vkcol_gpu_node) == 32, "std430 layout of vkcol_gpu_node");
 _Static_assert(sizeof(vkcol_gpu_triangle) == 16, "std430 layout of vkcol_gpu_triangle");
 _Static_assert(sizeof(vkcol_gpu_vertex) == 16, "std430 layout of vkcol_gpu_vertex");
-_Static_assert(sizeof(vkcol_smoke_params) == 8, "push constant layout of vkcol_smoke_params");
 #endif
 
 #endif

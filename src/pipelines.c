@@ -45,7 +45,6 @@ vkcol_result pipeline_get(gpu_device *gpu, pipeline_table *t, pipeline_id id, ui
 	                                "approx_groups", true, 0, APPROX_TEXEL_BUFFERS},
 	    [PIPELINE_APPROX_JOBS] = {&shader_approx_jobs, 8, sizeof(vkcol_approx_params), VKCOL_MAP_ARRAYS,
 	                              "approx_jobs", true, 0, APPROX_TEXEL_BUFFERS},
-	    [PIPELINE_SAMPLE_RAW] = {&shader_sample_raw, 1, sizeof(vkcol_sample_raw_params), 1, "sample_raw"},
 	    [PIPELINE_EXACT_SETUP] = {&shader_exact_setup, 14, sizeof(vkcol_exact_params), VKCOL_MAP_ARRAYS,
 	                             "exact_setup", true, 0, EXACT_TEXEL_BUFFERS},
 	    [PIPELINE_EXACT_ARGS] = {&shader_exact_args, 14, sizeof(vkcol_exact_params), VKCOL_MAP_ARRAYS,

@@ -3,12 +3,6 @@
 // (shaders/meson.build) and embedded as arrays.
 #include "shaders.h"
 
-static const uint32_t smoke_spv[] = {
-#include "smoke.spv.inc"
-};
-
-const shader_code shader_smoke = {smoke_spv, sizeof(smoke_spv)};
-
 static const uint32_t cubemap_build_spv[] = {
 #include "cubemap_build.spv.inc"
 };
@@ -33,11 +27,6 @@ static const uint32_t approx_jobs_spv[] = {
 #include "approx_jobs.spv.inc"
 };
 const shader_code shader_approx_jobs = {approx_jobs_spv, sizeof(approx_jobs_spv)};
-
-static const uint32_t sample_raw_spv[] = {
-#include "sample_raw.spv.inc"
-};
-const shader_code shader_sample_raw = {sample_raw_spv, sizeof(sample_raw_spv)};
 
 static const uint32_t exact_setup_spv[] = {
 #include "exact_setup.spv.inc"

@@ -11,13 +11,11 @@ typedef struct shader_code {
 	size_t size; // bytes
 } shader_code;
 
-extern const shader_code shader_smoke;
 extern const shader_code shader_cubemap_build;
 extern const shader_code shader_cubemap_mip;
 extern const shader_code shader_approx_pairs;
 extern const shader_code shader_approx_groups;
 extern const shader_code shader_approx_jobs;
-extern const shader_code shader_sample_raw;
 extern const shader_code shader_exact_setup;
 extern const shader_code shader_exact_args;
 extern const shader_code shader_exact_traverse;

@@ -8,8 +8,13 @@
 
 #include "context.h"
 #include "gpu/pipeline.h"
-#include "shaders.h"
+#include "smoke.h"
 #include "test.h"
+
+// tests/smoke.comp, compiled by tests/meson.build.
+static const uint32_t smoke_spv[] = {
+#include "smoke.spv.inc"
+};
 
 static int log_errors;
 
@@ -39,8 +44,8 @@ static vkcol_result make_smoke_pipeline(vkcol_context *ctx, gpu_pipeline *pipe)
 	VkSpecializationMapEntry entry = {0, 0, 4};
 	VkSpecializationInfo spec = {1, &entry, 4, &wg};
 	gpu_pipeline_desc pd = {
-	    .spirv = shader_smoke.code,
-	    .spirv_size = shader_smoke.size,
+	    .spirv = smoke_spv,
+	    .spirv_size = sizeof(smoke_spv),
 	    .storage_buffer_count = 2,
 	    .push_constant_size = sizeof(vkcol_smoke_params),
 	    .specialization = &spec,

@@ -53,8 +53,3 @@ void batch_state_free(gpu_device *gpu, batch_state *state);
 // Seconds of a monotonic clock (the batch statistics).
 double batch_now(void);
 
-// The device's raw cube-sampling rate (samples per second) on the pool's cube
-// array of this resolution, with the batch stage's sampler: `samples` samples
-// at pseudo-random directions, after one warm-up run. For the benchmarks;
-// builds the pool if needed (at least one mesh of that resolution must exist).
-vkcol_result batch_raw_sampling_rate(vkcol_context *ctx, uint32_t resolution, uint64_t samples, double *rate);

@@ -3,9 +3,10 @@
 // samples_per_invocation samples of one cube array at pseudo-random
 // directions, with the sampler the batch stage uses, and writes their sum (so
 // nothing is optimised away). The benchmark compares stage 1's samples per
-// second with this.
+// second with this (bench_sampling.c builds its pipeline through the
+// library's GPU layer).
 #version 450
-#include "shared.h"
+#include "sample_raw.h"
 #include "common.glsl"
 
 layout(local_size_x_id = 0) in;

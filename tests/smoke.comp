@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
-// Smoke test of the shader path: out[i] = in[i] * multiplier + i.
+// Smoke test of the shader path (tests/test_gpu_smoke.c, which builds its
+// pipeline through the GPU layer): out[i] = in[i] * multiplier + i.
 #version 450
-#include "shared.h"
+#include "smoke.h"
 
 layout(local_size_x_id = 0) in;
 layout(std430, set = 0, binding = 0) readonly buffer In { uint values_in[]; };
