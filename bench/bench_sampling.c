@@ -36,9 +36,10 @@ static vkcol_result raw_pipeline(vkcol_context *ctx, gpu_pipeline *out)
 	gpu_pipeline_desc desc = {
 	    .spirv = sample_raw_spv,
 	    .spirv_size = sizeof(sample_raw_spv),
-	    .storage_buffer_count = 1,
-	    .push_constant_size = sizeof(vkcol_sample_raw_params),
+	    .bindings = (const gpu_binding_type[2]){GPU_BINDING_STORAGE, GPU_BINDING_IMAGES},
+	    .binding_count = 2,
 	    .image_count = 1,
+	    .push_constant_size = sizeof(vkcol_sample_raw_params),
 	    .specialization = &spec,
 	    .name = "sample_raw",
 	};
@@ -66,8 +67,8 @@ static vkcol_result raw_sampling_rate(vkcol_context *ctx, gpu_pipeline *pipe, ui
 	TRY(gpu_buffer_create(s->gpu, (VkDeviceSize)invocations * 4, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, GPU_MEMORY_DEVICE,
 	                      "raw sampling sums", &out));
 	VkDescriptorSet set;
-	gpu_binding binding = {&out, 0, 0};
-	TRY(gpu_pipeline_bind(s->gpu, pipe, &binding, &array->view, s->meshes->sampler.sampler, &set));
+	gpu_binding bindings[2] = {{&out, 0, 0}};
+	TRY(gpu_pipeline_bind(s->gpu, pipe, bindings, &array->view, s->meshes->sampler.sampler, &set));
 	vkcol_sample_raw_params params = {invocations, per_invocation, array->cubes, 0.0f};
 	double seconds = 0;
 	for (int run = 0; run < 2; run++) { // run 0 warms up

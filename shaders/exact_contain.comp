@@ -140,17 +140,17 @@ void main()
 	// wanted.
 	bool find_all = (params.flags & VKCOL_EXACT_FIND_ALL) != 0u;
 	if ((st.y & VKCOL_PAIR_OVERFLOW) != 0u && (find_all || st.x == 0u)) {
-		results[p] = vkcol_gpu_result(0u, VKCOL_STAGE_NONE, 0.0, 0u);
+		results[p] = vkcol_gpu_result(0u, VKCOL_GPU_STAGE_NONE, 0.0, 0u);
 		return;
 	}
 	// Listing: a triangle pair float could not decide may be missing from
 	// the list, so the CPU lists the pair.
 	if (find_all && (st.y & VKCOL_PAIR_UNDECIDED) != 0u) {
-		results[p] = vkcol_gpu_result(0u, VKCOL_STAGE_NONE, 0.0, VKCOL_RESULT_FOR_CPU);
+		results[p] = vkcol_gpu_result(0u, VKCOL_GPU_STAGE_NONE, 0.0, VKCOL_RESULT_FOR_CPU);
 		return;
 	}
 	if (st.x > 0u) {
-		results[p] = vkcol_gpu_result(1u, VKCOL_STAGE_TREE, 0.0, st.x);
+		results[p] = vkcol_gpu_result(1u, VKCOL_GPU_STAGE_TREE, 0.0, st.x);
 		return;
 	}
 	vkcol_gpu_pair pr = pair_at(p);
@@ -187,7 +187,7 @@ void main()
 		contained = contained == 1u ? 1u : unsure ? 2u : 0u;
 	}
 	bool undecided = contained == 2u || (contained == 0u && (st.y & VKCOL_PAIR_UNDECIDED) != 0u);
-	results[p] = undecided        ? vkcol_gpu_result(0u, VKCOL_STAGE_NONE, 0.0, VKCOL_RESULT_FOR_CPU)
-	             : contained == 1u ? vkcol_gpu_result(1u, VKCOL_STAGE_CONTAINMENT, 0.0, 0u)
-	                               : vkcol_gpu_result(0u, VKCOL_STAGE_TREE, 0.0, 0u);
+	results[p] = undecided        ? vkcol_gpu_result(0u, VKCOL_GPU_STAGE_NONE, 0.0, VKCOL_RESULT_FOR_CPU)
+	             : contained == 1u ? vkcol_gpu_result(1u, VKCOL_GPU_STAGE_CONTAINMENT, 0.0, 0u)
+	                               : vkcol_gpu_result(0u, VKCOL_GPU_STAGE_TREE, 0.0, 0u);
 }

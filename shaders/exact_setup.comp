@@ -485,7 +485,7 @@ void setup_pass(uint p)
 	frames[VKCOL_FRAME_VEC4S * p + 3u] = floatBitsToUint(vec4(tol, pair_touch_distance(a, b, f.t_ba), 0.0, 0.0));
 	state[p] = uvec2(0u, 0u);
 	if (!bounds_overlap(a, b, f, tol)) {
-		results[p] = vkcol_gpu_result(0u, VKCOL_STAGE_BOUNDS, 0.0, 0u);
+		results[p] = vkcol_gpu_result(0u, VKCOL_GPU_STAGE_BOUNDS, 0.0, 0u);
 		state[p] = uvec2(0u, VKCOL_PAIR_DECIDED);
 		return;
 	}
@@ -495,7 +495,7 @@ void setup_pass(uint p)
 	float depth = early ? inner_balls_overlap(a, b, f) : -1.0;
 	if (depth >= 0.0) {
 		atomicAdd(counters[VKCOL_COUNTER_BALLS], 1u);
-		results[p] = vkcol_gpu_result(1u, VKCOL_STAGE_CUBE_MAP, depth, 0u);
+		results[p] = vkcol_gpu_result(1u, VKCOL_GPU_STAGE_CUBE_MAP, depth, 0u);
 		state[p] = uvec2(0u, VKCOL_PAIR_DECIDED);
 		return;
 	}
@@ -551,7 +551,7 @@ void search_pass(uint p, bool search)
 		}
 		if (depth >= 0.0) {
 			atomicAdd(counters[VKCOL_COUNTER_WITNESS], 1u);
-			results[p] = vkcol_gpu_result(1u, VKCOL_STAGE_CUBE_MAP, depth, 0u);
+			results[p] = vkcol_gpu_result(1u, VKCOL_GPU_STAGE_CUBE_MAP, depth, 0u);
 			state[p] = uvec2(0u, VKCOL_PAIR_DECIDED);
 			return;
 		}
@@ -614,7 +614,7 @@ void walk_pass(uint p)
 	}
 	if (depth >= 0.0) {
 		atomicAdd(counters[VKCOL_COUNTER_WITNESS], 1u);
-		results[p] = vkcol_gpu_result(1u, VKCOL_STAGE_CUBE_MAP, depth, 0u);
+		results[p] = vkcol_gpu_result(1u, VKCOL_GPU_STAGE_CUBE_MAP, depth, 0u);
 		state[p] = uvec2(1u, VKCOL_PAIR_DECIDED);
 	}
 }

@@ -34,16 +34,6 @@ typedef enum pipeline_id {
 	PIPELINE_COUNT
 } pipeline_id;
 
-// Exact mode's pipelines read eight uniform texel buffers after their 14
-// storage buffers and the cube maps (exact_common.glsl): the node, vertex
-// and triangle pools, the pair frames, the frontier a level reads, the
-// pairs, the mesh records and the cluster pool.
-#define EXACT_TEXEL_BUFFERS 8
-// Approx mode's four read five after their 8 storage buffers and the cube
-// maps (approx_common.glsl): the pairs, the mesh records, the vertex and
-// cluster pools and the job lists.
-#define APPROX_TEXEL_BUFFERS 5
-
 // The pipelines created so far. The shaders that sample the cube maps have
 // one pipeline per shared cube array (index < VKCOL_MAP_ARRAYS) and one for
 // batches that mix them (VKCOL_MAP_ARRAYS); the others use [id][0].

@@ -46,7 +46,8 @@ static vkcol_result make_smoke_pipeline(vkcol_context *ctx, gpu_pipeline *pipe)
 	gpu_pipeline_desc pd = {
 	    .spirv = smoke_spv,
 	    .spirv_size = sizeof(smoke_spv),
-	    .storage_buffer_count = 2,
+	    .bindings = (const gpu_binding_type[2]){GPU_BINDING_STORAGE, GPU_BINDING_STORAGE},
+	    .binding_count = 2,
 	    .push_constant_size = sizeof(vkcol_smoke_params),
 	    .specialization = &spec,
 	    .name = "smoke",

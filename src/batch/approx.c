@@ -147,12 +147,13 @@ vkcol_result approx_run(batch_scope *s, const vkcol_batch_desc *desc, uint32_t m
 		                    VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT |
 		                        VK_BUFFER_USAGE_TRANSFER_DST_BIT,
 		                    GPU_MEMORY_DEVICE, "approx job dispatch", &f->job_args));
-		gpu_binding bindings[8 + APPROX_TEXEL_BUFFERS] = {
-		    {f->pairs, 0, 0},           {&s->state->pool->meshes, 0, 0},   {&s->state->pool->vertices, 0, 0},
-		    {f->results, 0, 0},         {f->stats, 0, 0},             {&s->state->pool->clusters, 0, pool_cluster_storage_range(s)},
-		    {f->jobs, 0, 0},            {f->job_args, 0, 0},
-		    {f->pairs, 0, 0},           {&s->state->pool->meshes, 0, 0},   {&s->state->pool->vertices, 0, 0}, // texel buffers
-		    {&s->state->pool->clusters, 0, 0}, {f->jobs, 0, 0}};
+		gpu_binding bindings[VKCOL_APPROX_BINDINGS] = {
+		    [VKCOL_APPROX_BINDING_STATS] = {f->stats, 0, 0},
+		    [VKCOL_APPROX_BINDING_JOBS] = {f->jobs, 0, 0},
+		    [VKCOL_APPROX_BINDING_JOB_TEXELS] = {f->jobs, 0, 0},
+		    [VKCOL_APPROX_BINDING_JOB_ARGS] = {f->job_args, 0, 0},
+		};
+		pool_bind(s->state->pool, f->pairs, f->results, bindings);
 		TRY(gpu_pipeline_bind(s->gpu, approx, bindings, views, s->meshes->sampler.sampler, &f->set));
 		TRY(gpu_pipeline_bind(s->gpu, approx_spilled, bindings, views, s->meshes->sampler.sampler, &f->spilled_set));
 		TRY(gpu_pipeline_bind(s->gpu, approx_groups, bindings, views, s->meshes->sampler.sampler, &f->groups_set));
@@ -191,7 +192,7 @@ vkcol_result approx_run(batch_scope *s, const vkcol_batch_desc *desc, uint32_t m
 		    .job_capacity = (uint32_t)job_capacity,
 		    .group_capacity = (uint32_t)group_capacity,
 		};
-		// Per list: no workgroups, no jobs.
+		// Per list: no workgroups (x = 0, y = z = 1), no jobs.
 		static const uint32_t no_jobs[VKCOL_JOB_ARGS_WORDS] = {0, 1, 1, 0, 0, 1, 1, 0, 0, 1, 1, 0};
 		s->gpu->vk.vkCmdUpdateBuffer(f->cmd, f->job_args->buffer, 0, sizeof(no_jobs), no_jobs);
 		if (stats)
@@ -201,13 +202,13 @@ vkcol_result approx_run(batch_scope *s, const vkcol_batch_desc *desc, uint32_t m
 		                      (uint32_t)((count + VKCOL_WORKGROUP_SIZE - 1) / VKCOL_WORKGROUP_SIZE));
 		gpu_barrier_all(s->gpu, f->cmd);
 		gpu_pipeline_dispatch(s->gpu, f->cmd, approx_groups, f->groups_set, &params, 0); // binds only
-		s->gpu->vk.vkCmdDispatchIndirect(f->cmd, f->job_args->buffer, 16);
+		s->gpu->vk.vkCmdDispatchIndirect(f->cmd, f->job_args->buffer, 16 * VKCOL_JOBS_GROUP);
 		gpu_barrier_all(s->gpu, f->cmd);
 		gpu_pipeline_dispatch(s->gpu, f->cmd, approx_jobs, f->jobs_set, &params, 0); // binds only
-		s->gpu->vk.vkCmdDispatchIndirect(f->cmd, f->job_args->buffer, 0);
+		s->gpu->vk.vkCmdDispatchIndirect(f->cmd, f->job_args->buffer, 16 * VKCOL_JOBS_CLUSTER);
 		gpu_barrier_all(s->gpu, f->cmd);
 		gpu_pipeline_dispatch(s->gpu, f->cmd, approx_spilled, f->spilled_set, &params, 0); // binds only
-		s->gpu->vk.vkCmdDispatchIndirect(f->cmd, f->job_args->buffer, 32);
+		s->gpu->vk.vkCmdDispatchIndirect(f->cmd, f->job_args->buffer, 16 * VKCOL_JOBS_SPILLED);
 		gpu_barrier_all(s->gpu, f->cmd);
 		VK_TRY(env, s->gpu->vk.vkEndCommandBuffer(f->cmd));
 		VK_TRY(env, s->gpu->vk.vkResetFences(s->gpu->device, 1, &f->fence));

@@ -80,23 +80,15 @@ enum {
 	EXACT_PIPELINES
 };
 
-// Byte offsets of the indirect dispatches in the args buffer, as
-// exact_args.comp writes them (4 words each).
-enum {
-	ARGS_TRAVERSE = 0,
-	ARGS_DIVE = 16,
-	ARGS_LEAVES = 32,
-	ARGS_TRIANGLES = 48,
-	ARGS_SEARCH = 64,
-	ARGS_WALK = 80,
-	ARGS_CONFIRM = 96,
-};
-_Static_assert(ARGS_CONFIRM + 16 == VKCOL_EXACT_ARGS_WORDS * 4, "every indirect dispatch has its words");
+// Byte offset of indirect dispatch d (VKCOL_ARGS_*, shared.h) in the args
+// buffer, as exact_args.comp writes them (4 words each).
+#define ARGS_AT(d) ((VkDeviceSize)16 * (d))
+_Static_assert(VKCOL_ARGS_CONFIRM < VKCOL_EXACT_ARGS_WORDS / 4, "every indirect dispatch has its words");
 
 typedef struct exact_buffers {
 	gpu_buffer pairs, results, state, frames, counters, args, list;
-	// Level l reads frontier l % 2 (binding 19, a texel view) and appends to
-	// the other (binding 8); sets[i][l % 2] binds them so. Two buffers, not
+	// Level l reads frontier l % 2 (through its texel view) and appends to
+	// the other (a storage binding); sets[i][l % 2] binds them so. Two buffers, not
 	// halves of one: each binding then covers only what the level reads or
 	// writes, so synchronization validation sees that the level's three
 	// dispatches, which have no barrier between them, read nothing the others
@@ -176,23 +168,27 @@ static vkcol_result exact_buffers_create(batch_scope *s, uint32_t chunk, uint32_
 	    [EXACT_WALK] = PIPELINE_EXACT_WALK,           [EXACT_CONFIRM] = PIPELINE_EXACT_CONFIRM,
 	};
 	batch_pool *pool = s->state->pool;
-	gpu_binding bindings[2][14 + EXACT_TEXEL_BUFFERS];
+	gpu_binding bindings[2][VKCOL_EXACT_BINDINGS];
 	for (int parity = 0; parity < 2; parity++) {
-		const gpu_buffer *read = &b->frontiers[parity], *write = &b->frontiers[parity ^ 1];
-		const gpu_binding set[14 + EXACT_TEXEL_BUFFERS] = {
-		    {&b->pairs, 0, 0},    {&pool->meshes, 0, 0},   {&pool->vertices, 0, 0}, {&b->results, 0, 0},
-		    {&pool->nodes, 0, 0}, {&pool->triangles, 0, 0}, {&pool->pieces, 0, 0},  {&b->state, 0, 0},
-		    {write, 0, 0},        {&b->counters, 0, 0},    {&b->args, 0, 0},
-		    {&b->frames, 0, 0},   {&pool->clusters, 0, pool_cluster_storage_range(s)}, {&b->list, 0, 0},
-		    {&pool->nodes, 0, 0}, {&pool->vertices, 0, 0}, {&pool->triangles, 0, 0}, {&b->frames, 0, 0}, // texel
-		    {read, 0, 0},         {&b->pairs, 0, 0},       {&pool->meshes, 0, 0},   {&pool->clusters, 0, 0}, // buffers
+		const gpu_binding set[VKCOL_EXACT_BINDINGS] = {
+		    [VKCOL_EXACT_BINDING_NODES] = {&pool->nodes, 0, 0},
+		    [VKCOL_EXACT_BINDING_TRIANGLES] = {&pool->triangles, 0, 0},
+		    [VKCOL_EXACT_BINDING_PIECES] = {&pool->pieces, 0, 0},
+		    [VKCOL_EXACT_BINDING_STATE] = {&b->state, 0, 0},
+		    [VKCOL_EXACT_BINDING_FRONTIER_OUT] = {&b->frontiers[parity ^ 1], 0, 0},
+		    [VKCOL_EXACT_BINDING_FRONTIER_IN] = {&b->frontiers[parity], 0, 0},
+		    [VKCOL_EXACT_BINDING_COUNTERS] = {&b->counters, 0, 0},
+		    [VKCOL_EXACT_BINDING_ARGS] = {&b->args, 0, 0},
+		    [VKCOL_EXACT_BINDING_FRAMES] = {&b->frames, 0, 0},
+		    [VKCOL_EXACT_BINDING_FRAME_TEXELS] = {&b->frames, 0, 0},
+		    [VKCOL_EXACT_BINDING_LIST] = {&b->list, 0, 0},
 		};
 		memcpy(bindings[parity], set, sizeof(set));
+		pool_bind(pool, &b->pairs, &b->results, bindings[parity]);
 	}
 	const gpu_binding *by_parity[2] = {bindings[0], bindings[1]};
 	VkImageView views[VKCOL_MAP_ARRAYS];
-	for (uint32_t k = 0; k < VKCOL_MAP_ARRAYS; k++)
-		views[k] = pool->arrays[k].view;
+	pool_views(pool, views);
 	for (int i = 0; i < EXACT_PIPELINES; i++) {
 		TRY(pipeline_get(s->gpu, s->pipelines, exact_pipeline(s, ids[i]), map_array, &b->pipes[i]));
 		TRY(gpu_pipeline_bind_sets(s->gpu, b->pipes[i], 2, by_parity, views, s->meshes->sampler.sampler, b->sets[i]));
@@ -204,10 +200,10 @@ cleanup:
 // A pass over the pairs the one before it listed (exact_setup.comp's
 // search or walk pass, pipes[pipe] with `set`): exact_args.comp sizes its
 // dispatch to the list (args_level: VKCOL_ARGS_FOR_SEARCH or
-// VKCOL_ARGS_FOR_WALK, which writes the arguments at byte `at` of the args
-// buffer), then the pass runs. Leaves params->level at 0.
+// VKCOL_ARGS_FOR_WALK, which writes indirect dispatch `dispatch`), then the
+// pass runs. Leaves params->level at 0.
 static void listed_pass(batch_scope *s, VkCommandBuffer cmd, const exact_buffers *b, vkcol_exact_params *params,
-                        uint32_t args_level, int pipe, VkDescriptorSet set, VkDeviceSize at)
+                        uint32_t args_level, int pipe, VkDescriptorSet set, uint32_t dispatch)
 {
 	gpu_barrier_all(s->gpu, cmd);
 	params->level = args_level;
@@ -215,7 +211,7 @@ static void listed_pass(batch_scope *s, VkCommandBuffer cmd, const exact_buffers
 	gpu_barrier_all(s->gpu, cmd);
 	params->level = 0;
 	gpu_pipeline_dispatch(s->gpu, cmd, b->pipes[pipe], set, params, 0);
-	s->gpu->vk.vkCmdDispatchIndirect(cmd, b->args.buffer, at);
+	s->gpu->vk.vkCmdDispatchIndirect(cmd, b->args.buffer, ARGS_AT(dispatch));
 }
 
 // Answers `count` pairs in chunks of b->chunk: pair i of the pass is
@@ -249,8 +245,8 @@ static vkcol_result exact_pass(batch_scope *s, exact_buffers *b, const vkcol_pai
 		// walk pass, after the three regions (bound as level 0, the walk
 		// pass reads them there).
 		gpu_pipeline_dispatch(s->gpu, cmd, b->pipes[EXACT_SETUP], b->sets[EXACT_SETUP][0], &params, groups);
-		listed_pass(s, cmd, b, &params, VKCOL_ARGS_FOR_SEARCH, EXACT_SEARCH, b->sets[EXACT_SEARCH][1], ARGS_SEARCH);
-		listed_pass(s, cmd, b, &params, VKCOL_ARGS_FOR_WALK, EXACT_WALK, b->sets[EXACT_WALK][0], ARGS_WALK);
+		listed_pass(s, cmd, b, &params, VKCOL_ARGS_FOR_SEARCH, EXACT_SEARCH, b->sets[EXACT_SEARCH][1], VKCOL_ARGS_SEARCH);
+		listed_pass(s, cmd, b, &params, VKCOL_ARGS_FOR_WALK, EXACT_WALK, b->sets[EXACT_WALK][0], VKCOL_ARGS_WALK);
 		// Two levels more than the traversal needs: the last leaf pairs'
 		// separating axes, then their confirmations.
 		for (uint32_t level = 0; level <= b->levels + 1; level++) {
@@ -269,14 +265,17 @@ static vkcol_result exact_pass(batch_scope *s, exact_buffers *b, const vkcol_pai
 			// is a hint, as the other invocations' hits are).
 			const struct {
 				int pipe;
-				VkDeviceSize args;
-			} passes[] = {{EXACT_CONFIRM, ARGS_CONFIRM}, {EXACT_TRIANGLES, ARGS_TRIANGLES},
-			              {EXACT_TRAVERSE, ARGS_TRAVERSE}, {EXACT_DIVE, ARGS_DIVE}, {EXACT_LEAVES, ARGS_LEAVES}};
+				uint32_t dispatch; // VKCOL_ARGS_*
+			} passes[] = {{EXACT_CONFIRM, VKCOL_ARGS_CONFIRM},
+			              {EXACT_TRIANGLES, VKCOL_ARGS_TRIANGLES},
+			              {EXACT_TRAVERSE, VKCOL_ARGS_TRAVERSE},
+			              {EXACT_DIVE, VKCOL_ARGS_DIVE},
+			              {EXACT_LEAVES, VKCOL_ARGS_LEAVES}};
 			for (size_t k = 0; k < CORE_COUNT_OF(passes); k++) {
 				if (passes[k].pipe == EXACT_DIVE && b->budget <= 1)
 					continue;
 				gpu_pipeline_dispatch(s->gpu, cmd, b->pipes[passes[k].pipe], b->sets[passes[k].pipe][parity], &params, 0);
-				s->gpu->vk.vkCmdDispatchIndirect(cmd, b->args.buffer, passes[k].args);
+				s->gpu->vk.vkCmdDispatchIndirect(cmd, b->args.buffer, ARGS_AT(passes[k].dispatch));
 			}
 		}
 		gpu_barrier_all(s->gpu, cmd);

@@ -182,17 +182,6 @@ static uint32_t inner_balls_for_gpu(const mesh_cpu *m, float *out)
 	return n;
 }
 
-// The range of the cluster pool's storage-buffer binding. No shader reads
-// the pool through it (they read its texel view), but a storage binding's
-// range may not pass the device's maxStorageBufferRange, which the pool
-// does with about 1,000 meshes on lavapipe (128 MiB; a clearance field
-// takes 128 KiB).
-VkDeviceSize pool_cluster_storage_range(const batch_scope *s)
-{
-	VkDeviceSize size = s->state->pool->clusters.size, most = s->gpu->props.limits.maxStorageBufferRange;
-	return size < most ? size : most / 16 * 16;
-}
-
 // The vec4s a clearance field (clearance.h) takes in the cluster pool: none
 // when the mesh has not built it (no approx batch since it was created).
 static uint32_t clearance_texels(const clearance_field *f)
@@ -533,4 +522,13 @@ void pool_views(const batch_pool *pool, VkImageView views[VKCOL_MAP_ARRAYS])
 {
 	for (uint32_t k = 0; k < VKCOL_MAP_ARRAYS; k++)
 		views[k] = pool->arrays[k].view;
+}
+
+void pool_bind(const batch_pool *pool, const gpu_buffer *pairs, const gpu_buffer *results, gpu_binding *bindings)
+{
+	bindings[VKCOL_BINDING_PAIRS] = (gpu_binding){pairs, 0, 0};
+	bindings[VKCOL_BINDING_MESHES] = (gpu_binding){&pool->meshes, 0, 0};
+	bindings[VKCOL_BINDING_VERTICES] = (gpu_binding){&pool->vertices, 0, 0};
+	bindings[VKCOL_BINDING_CLUSTERS] = (gpu_binding){&pool->clusters, 0, 0};
+	bindings[VKCOL_BINDING_RESULTS] = (gpu_binding){results, 0, 0};
 }

@@ -44,6 +44,7 @@ uint32_t pool_array_index(uint32_t resolution);
 // The cube arrays' views, in binding order.
 void pool_views(const batch_pool *pool, VkImageView views[VKCOL_MAP_ARRAYS]);
 
-// The range of the cluster pool's storage-buffer binding (at most
-// maxStorageBufferRange; the shaders read the pool through its texel view).
-VkDeviceSize pool_cluster_storage_range(const batch_scope *s);
+// The bindings both modes' shaders read alike (shared.h, pools.glsl): the
+// chunk's pairs and results, and the pool's mesh records, vertices and
+// clusters, into bindings (indexed by binding number).
+void pool_bind(const batch_pool *pool, const gpu_buffer *pairs, const gpu_buffer *results, gpu_binding *bindings);

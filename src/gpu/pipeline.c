@@ -11,52 +11,48 @@
 
 #define SETS_PER_POOL GPU_PIPELINE_SETS
 
-// Bindings per set: the storage buffers, one array of images, the texel
-// buffers (one descriptor write each).
-#define SET_BINDINGS_MAX 24
+static VkDescriptorType descriptor_type(gpu_binding_type t)
+{
+	return t == GPU_BINDING_STORAGE ? VK_DESCRIPTOR_TYPE_STORAGE_BUFFER
+	     : t == GPU_BINDING_TEXELS  ? VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER
+	                                : VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER;
+}
 
 vkcol_result gpu_pipeline_create(gpu_device *gpu, const gpu_pipeline_desc *desc, gpu_pipeline *out)
 {
 	const core_env *env = gpu->env;
 	vkcol_result res = VKCOL_SUCCESS;
 	VkShaderModule module = VK_NULL_HANDLE;
-	VkDescriptorSetLayoutBinding bindings[SET_BINDINGS_MAX];
+	VkDescriptorSetLayoutBinding bindings[GPU_PIPELINE_BINDINGS_MAX];
+	uint32_t per_type[3] = {0}; // descriptors of each gpu_binding_type in one set
 	memset(out, 0, sizeof(*out));
-	if (desc->storage_buffer_count + 1 + desc->texel_buffer_count > CORE_COUNT_OF(bindings) ||
-	    desc->spirv_size % 4 != 0 || desc->spirv_size == 0) {
+	bool valid = desc->binding_count <= GPU_PIPELINE_BINDINGS_MAX && desc->image_count <= GPU_PIPELINE_IMAGES_MAX &&
+	             desc->spirv_size % 4 == 0 && desc->spirv_size > 0;
+	for (uint32_t i = 0; valid && i < desc->binding_count; i++) {
+		gpu_binding_type t = desc->bindings[i];
+		valid = t >= GPU_BINDING_STORAGE && t <= GPU_BINDING_IMAGES && (t != GPU_BINDING_IMAGES || desc->image_count);
+		if (valid)
+			per_type[t - 1] += t == GPU_BINDING_IMAGES ? desc->image_count : 1;
+	}
+	if (!valid || per_type[GPU_BINDING_IMAGES - 1] > desc->image_count) {
 		CORE_ERROR(env, "pipeline %s: bad description", desc->name);
 		return VKCOL_ERROR_INVALID_ARGUMENT;
 	}
-	out->storage_buffer_count = desc->storage_buffer_count;
+	memcpy(out->bindings, desc->bindings, desc->binding_count * sizeof(*desc->bindings));
+	out->binding_count = desc->binding_count;
 	out->push_constant_size = desc->push_constant_size;
 	out->image_count = desc->image_count;
-	out->texel_buffer_count = desc->texel_buffer_count;
 
-	for (uint32_t i = 0; i < desc->storage_buffer_count; i++)
+	for (uint32_t i = 0; i < desc->binding_count; i++)
 		bindings[i] = (VkDescriptorSetLayoutBinding){
 		    .binding = i,
-		    .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
-		    .descriptorCount = 1,
-		    .stageFlags = VK_SHADER_STAGE_COMPUTE_BIT,
-		};
-	if (desc->image_count)
-		bindings[desc->storage_buffer_count] = (VkDescriptorSetLayoutBinding){
-		    .binding = desc->storage_buffer_count,
-		    .descriptorType = VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER,
-		    .descriptorCount = desc->image_count,
-		    .stageFlags = VK_SHADER_STAGE_COMPUTE_BIT,
-		};
-	uint32_t binding_count = desc->storage_buffer_count + (desc->image_count ? 1 : 0);
-	for (uint32_t i = 0; i < desc->texel_buffer_count; i++, binding_count++)
-		bindings[binding_count] = (VkDescriptorSetLayoutBinding){
-		    .binding = binding_count,
-		    .descriptorType = VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER,
-		    .descriptorCount = 1,
+		    .descriptorType = descriptor_type(desc->bindings[i]),
+		    .descriptorCount = desc->bindings[i] == GPU_BINDING_IMAGES ? desc->image_count : 1,
 		    .stageFlags = VK_SHADER_STAGE_COMPUTE_BIT,
 		};
 	VkDescriptorSetLayoutCreateInfo set_info = {
 	    .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO,
-	    .bindingCount = binding_count,
+	    .bindingCount = desc->binding_count,
 	    .pBindings = bindings,
 	};
 	VK_TRY(env, gpu->vk.vkCreateDescriptorSetLayout(gpu->device, &set_info, NULL, &out->set_layout));
@@ -96,18 +92,12 @@ vkcol_result gpu_pipeline_create(gpu_device *gpu, const gpu_pipeline_desc *desc,
 	VK_TRY(env, gpu->vk.vkCreateComputePipelines(gpu->device, VK_NULL_HANDLE, 1, &pipeline_info, NULL, &out->pipeline));
 	gpu_set_name(gpu, VK_OBJECT_TYPE_PIPELINE, (uint64_t)out->pipeline, desc->name);
 
-	if (desc->storage_buffer_count > 0 || desc->image_count > 0 || desc->texel_buffer_count > 0) {
+	if (desc->binding_count > 0) {
 		VkDescriptorPoolSize sizes[3];
 		uint32_t size_count = 0;
-		if (desc->storage_buffer_count)
-			sizes[size_count++] = (VkDescriptorPoolSize){VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
-			                                             SETS_PER_POOL * desc->storage_buffer_count};
-		if (desc->image_count)
-			sizes[size_count++] =
-			    (VkDescriptorPoolSize){VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, SETS_PER_POOL * desc->image_count};
-		if (desc->texel_buffer_count)
-			sizes[size_count++] = (VkDescriptorPoolSize){VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER,
-			                                             SETS_PER_POOL * desc->texel_buffer_count};
+		for (gpu_binding_type t = GPU_BINDING_STORAGE; t <= GPU_BINDING_IMAGES; t++)
+			if (per_type[t - 1])
+				sizes[size_count++] = (VkDescriptorPoolSize){descriptor_type(t), SETS_PER_POOL * per_type[t - 1]};
 		VkDescriptorPoolCreateInfo pool_info = {
 		    .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO,
 		    .maxSets = SETS_PER_POOL,
@@ -143,49 +133,35 @@ void gpu_pipeline_destroy(gpu_device *gpu, gpu_pipeline *p)
 static void write_set(gpu_device *gpu, const gpu_pipeline *p, VkDescriptorSet set, const gpu_binding *bindings,
                       const VkImageView *views, VkSampler sampler)
 {
-	VkDescriptorBufferInfo infos[SET_BINDINGS_MAX];
+	VkDescriptorBufferInfo infos[GPU_PIPELINE_BINDINGS_MAX];
 	VkDescriptorImageInfo image_infos[GPU_PIPELINE_IMAGES_MAX];
-	VkWriteDescriptorSet writes[SET_BINDINGS_MAX];
-	for (uint32_t i = 0; i < p->storage_buffer_count; i++) {
+	VkWriteDescriptorSet writes[GPU_PIPELINE_BINDINGS_MAX];
+	for (uint32_t i = 0; i < p->binding_count; i++) {
 		const gpu_binding *b = &bindings[i];
-		infos[i] = (VkDescriptorBufferInfo){
-		    .buffer = b->buffer->buffer,
-		    .offset = b->offset,
-		    .range = b->range ? b->range : VK_WHOLE_SIZE,
-		};
 		writes[i] = (VkWriteDescriptorSet){
 		    .sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
 		    .dstSet = set,
 		    .dstBinding = i,
 		    .descriptorCount = 1,
-		    .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
-		    .pBufferInfo = &infos[i],
+		    .descriptorType = descriptor_type(p->bindings[i]),
 		};
+		switch (p->bindings[i]) {
+		case GPU_BINDING_STORAGE:
+			infos[i] = (VkDescriptorBufferInfo){b->buffer->buffer, b->offset, b->range ? b->range : VK_WHOLE_SIZE};
+			writes[i].pBufferInfo = &infos[i];
+			break;
+		case GPU_BINDING_TEXELS:
+			writes[i].pTexelBufferView = &b->buffer->texels;
+			break;
+		case GPU_BINDING_IMAGES:
+			for (uint32_t k = 0; k < p->image_count; k++)
+				image_infos[k] = (VkDescriptorImageInfo){sampler, views[k], VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL};
+			writes[i].descriptorCount = p->image_count;
+			writes[i].pImageInfo = image_infos;
+			break;
+		}
 	}
-	uint32_t write_count = p->storage_buffer_count;
-	if (p->image_count) {
-		for (uint32_t i = 0; i < p->image_count; i++)
-			image_infos[i] = (VkDescriptorImageInfo){sampler, views[i], VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL};
-		writes[write_count++] = (VkWriteDescriptorSet){
-		    .sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
-		    .dstSet = set,
-		    .dstBinding = p->storage_buffer_count,
-		    .descriptorCount = p->image_count,
-		    .descriptorType = VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER,
-		    .pImageInfo = image_infos,
-		};
-	}
-	uint32_t binding = p->storage_buffer_count + (p->image_count ? 1 : 0);
-	for (uint32_t i = 0; i < p->texel_buffer_count; i++, binding++)
-		writes[write_count++] = (VkWriteDescriptorSet){
-		    .sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
-		    .dstSet = set,
-		    .dstBinding = binding,
-		    .descriptorCount = 1,
-		    .descriptorType = VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER,
-		    .pTexelBufferView = &bindings[p->storage_buffer_count + i].buffer->texels,
-		};
-	gpu->vk.vkUpdateDescriptorSets(gpu->device, write_count, writes, 0, NULL);
+	gpu->vk.vkUpdateDescriptorSets(gpu->device, p->binding_count, writes, 0, NULL);
 }
 
 vkcol_result gpu_pipeline_bind_sets(gpu_device *gpu, gpu_pipeline *p, uint32_t count,
@@ -199,8 +175,7 @@ vkcol_result gpu_pipeline_bind_sets(gpu_device *gpu, gpu_pipeline *p, uint32_t c
 		out[i] = VK_NULL_HANDLE;
 	if (!p->pool)
 		return VKCOL_SUCCESS;
-	if (count == 0 || count > GPU_PIPELINE_BIND_MAX || p->image_count > GPU_PIPELINE_IMAGES_MAX ||
-	    p->storage_buffer_count + 1 + p->texel_buffer_count > SET_BINDINGS_MAX)
+	if (count == 0 || count > GPU_PIPELINE_BIND_MAX)
 		return VKCOL_ERROR_INVALID_ARGUMENT;
 	for (uint32_t i = 0; i < count; i++)
 		layouts[i] = p->set_layout;

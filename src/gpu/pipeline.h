@@ -5,22 +5,28 @@
 
 #include "gpu/memory.h"
 
+// Bindings per set, and images in a binding of sampled images, at most.
+#define GPU_PIPELINE_BINDINGS_MAX 24
 #define GPU_PIPELINE_IMAGES_MAX 16
+
+// What a binding of set 0 holds.
+typedef enum gpu_binding_type {
+	GPU_BINDING_STORAGE = 1, // a storage buffer (a range of one)
+	GPU_BINDING_TEXELS,      // a uniform texel buffer: a buffer's RGBA32UI view (gpu_buffer.texels)
+	GPU_BINDING_IMAGES,      // image_count combined image samplers, sampled with one sampler
+} gpu_binding_type;
 
 typedef struct gpu_pipeline_desc {
 	const uint32_t *spirv;
-	size_t spirv_size;             // bytes
-	uint32_t storage_buffer_count; // bindings 0 .. n-1 of set 0, all storage buffers
-	uint32_t push_constant_size;   // bytes, 0 = none
-	// > 0: binding storage_buffer_count is an array of this many (at most
-	// GPU_PIPELINE_IMAGES_MAX) combined image samplers, sampled with the sampler given to gpu_pipeline_bind.
-	uint32_t image_count;
-	// Then this many uniform texel buffers (read-only pools fetched with
-	// texelFetch), at the bindings after the images (or after the storage
-	// buffers when there are none).
-	uint32_t texel_buffer_count;
+	size_t spirv_size; // bytes
+	// Binding i of set 0 has type bindings[i]; binding_count of them, at most
+	// GPU_PIPELINE_BINDINGS_MAX.
+	const gpu_binding_type *bindings;
+	uint32_t binding_count;
+	uint32_t image_count;         // images of the GPU_BINDING_IMAGES binding (at most one such binding)
+	uint32_t push_constant_size;  // bytes, 0 = none
 	const VkSpecializationInfo *specialization; // NULL = none
-	const char *name;              // debug name and log messages
+	const char *name;             // debug name and log messages
 } gpu_pipeline_desc;
 
 typedef struct gpu_pipeline {
@@ -28,9 +34,9 @@ typedef struct gpu_pipeline {
 	VkPipelineLayout layout;
 	VkPipeline pipeline;
 	VkDescriptorPool pool; // sets for this pipeline
-	uint32_t storage_buffer_count;
+	gpu_binding_type bindings[GPU_PIPELINE_BINDINGS_MAX];
+	uint32_t binding_count;
 	uint32_t image_count;
-	uint32_t texel_buffer_count;
 	uint32_t push_constant_size;
 } gpu_pipeline;
 
@@ -38,22 +44,21 @@ vkcol_result gpu_pipeline_create(gpu_device *gpu, const gpu_pipeline_desc *desc,
 // Accepts a zeroed pipeline.
 void gpu_pipeline_destroy(gpu_device *gpu, gpu_pipeline *pipeline);
 
-// A range of a buffer bound to one binding; range 0 = whole buffer. Entries
-// past the storage buffers bind their buffer's texel view (offset and range
-// unused).
+// What one binding gets: a range of a buffer (range 0 = the whole buffer)
+// for a storage binding; the buffer's texel view for a texel binding (offset
+// and range unused); nothing for the images (they come as views).
 typedef struct gpu_binding {
 	const gpu_buffer *buffer;
 	VkDeviceSize offset;
 	VkDeviceSize range;
 } gpu_binding;
 
-// Allocates a descriptor set from the pipeline's pool and writes
-// storage_buffer_count buffer bindings (and image_count image views, sampled
-// through sampler, when the pipeline has images; then texel_buffer_count
-// views, from bindings[storage_buffer_count] on) into it. Sets are freed with
-// the pipeline; when the pool is exhausted it is reset, which invalidates
-// earlier sets: callers keep at most GPU_PIPELINE_SETS sets of one pipeline
-// in use at a time.
+// Allocates a descriptor set from the pipeline's pool and writes binding i
+// from bindings[i] (binding_count entries, indexed by binding number), and
+// the image binding from views (image_count of them, sampled through
+// sampler). Sets are freed with the pipeline; when the pool is exhausted it
+// is reset, which invalidates earlier sets: callers keep at most
+// GPU_PIPELINE_SETS sets of one pipeline in use at a time.
 #define GPU_PIPELINE_SETS 64
 vkcol_result gpu_pipeline_bind(gpu_device *gpu, gpu_pipeline *pipeline, const gpu_binding *bindings,
                                const VkImageView *views, VkSampler sampler, VkDescriptorSet *out);

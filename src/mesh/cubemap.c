@@ -174,9 +174,14 @@ vkcol_result cubemap_build(gpu_device *gpu, pipeline_table *pipelines, cubemap_s
 	                      &texels));
 
 	VkDescriptorSet build_set, mip_set;
-	gpu_binding build_bindings[4] = {{vertices, 0, 0}, {triangles, 0, 0}, {nodes, 0, 0}, {&texels, 0, 0}};
+	gpu_binding build_bindings[VKCOL_CUBEMAP_BINDINGS] = {
+	    [VKCOL_CUBEMAP_BINDING_VERTICES] = {vertices, 0, 0},
+	    [VKCOL_CUBEMAP_BINDING_TRIANGLES] = {triangles, 0, 0},
+	    [VKCOL_CUBEMAP_BINDING_NODES] = {nodes, 0, 0},
+	    [VKCOL_CUBEMAP_BINDING_TEXELS] = {&texels, 0, 0},
+	};
 	TRY(gpu_pipeline_bind(gpu, build, build_bindings, NULL, VK_NULL_HANDLE, &build_set));
-	gpu_binding mip_bindings[1] = {{&texels, 0, 0}};
+	gpu_binding mip_bindings[VKCOL_CUBEMAP_MIP_BINDINGS] = {[VKCOL_CUBEMAP_MIP_BINDING_TEXELS] = {&texels, 0, 0}};
 	TRY(gpu_pipeline_bind(gpu, mip, mip_bindings, NULL, VK_NULL_HANDLE, &mip_set));
 
 	VkCommandBuffer cmd;

@@ -1,12 +1,23 @@
 // SPDX-License-Identifier: MIT
-// The pair and mesh records (shared.h layouts: 4 texels per pair, 8 per
-// mesh) and the vertex pool read from RGBA32UI uniform texel buffers: lavapipe
-// (Mesa 22.3) loads a storage buffer one lane at a time, with a branch per
-// lane and per component, and fetches texels as one vector gather. The
-// including shader declares `pair_texels`, `mesh_texels`, `vertex_texels`
-// and push constants `params` with a mesh_index_mask.
-#ifndef VKCOL_RECORD_TEXELS_GLSL
-#define VKCOL_RECORD_TEXELS_GLSL
+// The bindings both batch modes read alike (shared.h): the chunk's pairs,
+// the mesh records, the vertex and cluster pools, and the cube arrays; and
+// their accessors. The read-only pools are RGBA32UI uniform texel buffers,
+// bitcast where float: lavapipe (Mesa 22.3) loads a storage buffer one lane
+// at a time, with a branch per lane and per component, and fetches texels
+// as one vector gather. The pair and mesh records take 4 and 8 texels. The
+// including shader declares push constants `params` with a
+// mesh_index_mask first, and the results (VKCOL_BINDING_RESULTS) as it
+// writes them.
+#ifndef VKCOL_POOLS_GLSL
+#define VKCOL_POOLS_GLSL
+
+layout(set = 0, binding = VKCOL_BINDING_PAIRS) uniform usamplerBuffer pair_texels;
+layout(set = 0, binding = VKCOL_BINDING_MESHES) uniform usamplerBuffer mesh_texels;
+layout(set = 0, binding = VKCOL_BINDING_VERTICES) uniform usamplerBuffer vertex_texels;
+// Per mesh: its clusters' and groups' bounding spheres (centre, radius), its
+// cone bounds, inner balls and clearance field (shared.h).
+layout(set = 0, binding = VKCOL_BINDING_CLUSTERS) uniform usamplerBuffer cluster_texels;
+layout(set = 0, binding = VKCOL_BINDING_MAPS) uniform samplerCubeArray maps[VKCOL_MAP_ARRAYS];
 
 #define VKCOL_MESH_TEXELS 8
 #define VKCOL_PAIR_TEXELS 4
@@ -56,6 +67,13 @@ vkcol_gpu_mesh mesh_of(uint id)
 vec4 vertex_at(uint i)
 {
 	return uintBitsToFloat(texelFetch(vertex_texels, int(i)));
+}
+
+// Entry i of the cluster pool (a cluster's bounding sphere, cone bounds, an
+// inner ball).
+vec4 cluster_at(uint i)
+{
+	return uintBitsToFloat(texelFetch(cluster_texels, int(i)));
 }
 
 #endif
