@@ -38,11 +38,10 @@
 
 layout(std430, set = 0, binding = VKCOL_BINDING_RESULTS) writeonly buffer Results { vkcol_gpu_result results[]; };
 
-// The variant for the spilled pairs (shared.h): a specialization constant,
-// so that the other variant holds none of its code (which a SIMD driver
-// would run, masked, for every pair).
-layout(constant_id = VKCOL_SPEC_VARIANT) const uint VARIANT = 0u;
-const bool SPILLED = VARIANT == 1u;
+// The variant for the spilled pairs (shared.h; approx_spilled in
+// shaders/meson.build): the other variant holds none of its code (which a
+// SIMD driver would run, masked, for every pair).
+const bool SPILLED = VKCOL_VARIANT == 1;
 
 // Finds the groups of s.from that may hold an inside vertex and tests, here,
 // the nearest cluster of the nearest of them: when the meshes collide its

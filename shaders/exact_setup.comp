@@ -426,7 +426,9 @@ bool tangent_candidate(vkcol_gpu_mesh from, vkcol_gpu_mesh to, mat3 r, vec3 t, v
 
 // 0: the setup pass (one invocation per pair); 1: the search pass (one per
 // pair the setup listed); 2: the walk pass (one per pair the search listed).
-layout(constant_id = VKCOL_SPEC_VARIANT) const uint VARIANT = 0u;
+// Compiled apart (exact_search, exact_walk: shaders/meson.build), so that
+// each pass holds only its own code.
+const uint VARIANT = VKCOL_VARIANT;
 
 #if VKCOL_FP64
 // The rotation of the quaternion w, x, y, z (any nonzero length), in double.

@@ -372,12 +372,10 @@ VKCOL_STRUCT(vkcol_exact_params) {
 
 // Specialization constant ids: 0 is the workgroup size (local_size_x_id);
 // VKCOL_SPEC_MAP_ARRAY is the one cube array a batch's maps share, or
-// VKCOL_MAP_ARRAYS when they do not (map_sample.glsl); VKCOL_SPEC_VARIANT
-// picks a variant of a shader (approx_pairs.comp: 1 = the spilled pairs;
-// exact_setup.comp: 1 = the witness search). exact_leaves.comp's variants
-// are compiled apart instead (shaders/meson.build).
+// VKCOL_MAP_ARRAYS when they do not (map_sample.glsl). The variants of a
+// shader (other code) are compiled apart with preprocessor constants
+// instead (VKCOL_VARIANT, VKCOL_FP64: shaders/meson.build).
 #define VKCOL_SPEC_MAP_ARRAY 1
-#define VKCOL_SPEC_VARIANT 2
 
 // vkcol_gpu_result.stage: the public vkcol_stage values (asserted below).
 #define VKCOL_GPU_STAGE_NONE 0

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
-// The library's pipeline table: each pass's SPIR-V (src/shaders.c), its
-// bindings and push constants, and its specialization (workgroup size, the
-// batch's cube array, the variant); pipelines are created on first use.
+// The library's pipeline table: each pass's SPIR-V (src/shaders.c, a module
+// per variant), its bindings and push constants, and its specialization
+// (workgroup size, the batch's cube array); pipelines are created on first
+// use.
 #include "pipelines.h"
 
 #include "shaders.h"
@@ -83,28 +84,26 @@ vkcol_result pipeline_get(gpu_device *gpu, pipeline_table *t, pipeline_id id, ui
 		const layout *layout;
 		const char *name;
 		bool samples_maps; // includes map_sample.glsl: one pipeline per shared cube array
-		uint32_t variant;  // VKCOL_SPEC_VARIANT (with samples_maps)
 	} table[PIPELINE_COUNT] = {
 	    [PIPELINE_CUBEMAP_BUILD] = {&shader_cubemap_build, &cubemap_layout, "cubemap_build"},
 	    [PIPELINE_CUBEMAP_MIP] = {&shader_cubemap_mip, &cubemap_mip_layout, "cubemap_mip"},
-	    [PIPELINE_APPROX] = {&shader_approx_pairs, &approx_layout, "approx_pairs", true, 0},
-	    [PIPELINE_APPROX_SPILLED] = {&shader_approx_pairs, &approx_layout, "approx_pairs (spilled)", true, 1},
-	    [PIPELINE_APPROX_GROUPS] = {&shader_approx_groups, &approx_layout, "approx_groups", true, 0},
-	    [PIPELINE_APPROX_JOBS] = {&shader_approx_jobs, &approx_layout, "approx_jobs", true, 0},
-	    [PIPELINE_EXACT_SETUP] = {&shader_exact_setup, &exact_layout, "exact_setup", true, 0},
+	    [PIPELINE_APPROX] = {&shader_approx_pairs, &approx_layout, "approx_pairs", true},
+	    [PIPELINE_APPROX_SPILLED] = {&shader_approx_spilled, &approx_layout, "approx_spilled", true},
+	    [PIPELINE_APPROX_GROUPS] = {&shader_approx_groups, &approx_layout, "approx_groups", true},
+	    [PIPELINE_APPROX_JOBS] = {&shader_approx_jobs, &approx_layout, "approx_jobs", true},
+	    [PIPELINE_EXACT_SETUP] = {&shader_exact_setup, &exact_layout, "exact_setup", true},
 	    [PIPELINE_EXACT_ARGS] = {&shader_exact_args, &exact_layout, "exact_args"},
 	    [PIPELINE_EXACT_TRAVERSE] = {&shader_exact_traverse, &exact_layout, "exact_traverse"},
 	    [PIPELINE_EXACT_DIVE] = {&shader_exact_dive, &exact_layout, "exact_dive"},
 	    [PIPELINE_EXACT_CONTAIN] = {&shader_exact_contain, &exact_layout, "exact_contain"},
 	    [PIPELINE_EXACT_LEAVES] = {&shader_exact_leaves, &exact_layout, "exact_leaves"},
-	    [PIPELINE_EXACT_SEARCH] = {&shader_exact_setup, &exact_layout, "exact_setup (search)", true, 1},
+	    [PIPELINE_EXACT_SEARCH] = {&shader_exact_search, &exact_layout, "exact_search", true},
 	    [PIPELINE_EXACT_TRIANGLES] = {&shader_exact_triangles, &exact_layout, "exact_triangles"},
-	    [PIPELINE_EXACT_WALK] = {&shader_exact_setup, &exact_layout, "exact_setup (walk)", true, 2},
+	    [PIPELINE_EXACT_WALK] = {&shader_exact_walk, &exact_layout, "exact_walk", true},
 	    [PIPELINE_EXACT_CONFIRM] = {&shader_exact_confirm, &exact_layout, "exact_confirm"},
-	    [PIPELINE_EXACT_SETUP_FP64] = {&shader_exact_setup_fp64, &exact_layout, "exact_setup (double)", true, 0},
-	    [PIPELINE_EXACT_SEARCH_FP64] = {&shader_exact_setup_fp64, &exact_layout, "exact_setup (search, double)", true,
-	                                    1},
-	    [PIPELINE_EXACT_WALK_FP64] = {&shader_exact_setup_fp64, &exact_layout, "exact_setup (walk, double)", true, 2},
+	    [PIPELINE_EXACT_SETUP_FP64] = {&shader_exact_setup_fp64, &exact_layout, "exact_setup (double)", true},
+	    [PIPELINE_EXACT_SEARCH_FP64] = {&shader_exact_search_fp64, &exact_layout, "exact_search (double)", true},
+	    [PIPELINE_EXACT_WALK_FP64] = {&shader_exact_walk_fp64, &exact_layout, "exact_walk (double)", true},
 	    [PIPELINE_EXACT_CONTAIN_FP64] = {&shader_exact_contain_fp64, &exact_layout, "exact_contain (double)"},
 	    [PIPELINE_EXACT_CONFIRM_FP64] = {&shader_exact_confirm_fp64, &exact_layout, "exact_confirm (double)"},
 	};
@@ -117,11 +116,10 @@ vkcol_result pipeline_get(gpu_device *gpu, pipeline_table *t, pipeline_id id, ui
 	gpu_pipeline *p = &t->pipes[id][map_array];
 	if (!p->pipeline) {
 		const layout *l = table[id].layout;
-		const uint32_t values[3] = {VKCOL_WORKGROUP_SIZE, map_array, table[id].variant};
-		const VkSpecializationMapEntry entries[3] = {
-		    {0, 0, 4}, {VKCOL_SPEC_MAP_ARRAY, 4, 4}, {VKCOL_SPEC_VARIANT, 8, 4}};
+		const uint32_t values[2] = {VKCOL_WORKGROUP_SIZE, map_array};
+		const VkSpecializationMapEntry entries[2] = {{0, 0, 4}, {VKCOL_SPEC_MAP_ARRAY, 4, 4}};
 		// Only the workgroup size for the pipelines that sample no map.
-		const VkSpecializationInfo spec = {samples_maps ? 3u : 1u, entries, sizeof(values), values};
+		const VkSpecializationInfo spec = {samples_maps ? 2u : 1u, entries, sizeof(values), values};
 		gpu_pipeline_desc desc = {
 		    .spirv = table[id].code->code,
 		    .spirv_size = table[id].code->size,

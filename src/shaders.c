@@ -18,6 +18,11 @@ static const uint32_t approx_pairs_spv[] = {
 };
 const shader_code shader_approx_pairs = {approx_pairs_spv, sizeof(approx_pairs_spv)};
 
+static const uint32_t approx_spilled_spv[] = {
+#include "approx_spilled.spv.inc"
+};
+const shader_code shader_approx_spilled = {approx_spilled_spv, sizeof(approx_spilled_spv)};
+
 static const uint32_t approx_groups_spv[] = {
 #include "approx_groups.spv.inc"
 };
@@ -32,6 +37,16 @@ static const uint32_t exact_setup_spv[] = {
 #include "exact_setup.spv.inc"
 };
 const shader_code shader_exact_setup = {exact_setup_spv, sizeof(exact_setup_spv)};
+
+static const uint32_t exact_search_spv[] = {
+#include "exact_search.spv.inc"
+};
+const shader_code shader_exact_search = {exact_search_spv, sizeof(exact_search_spv)};
+
+static const uint32_t exact_walk_spv[] = {
+#include "exact_walk.spv.inc"
+};
+const shader_code shader_exact_walk = {exact_walk_spv, sizeof(exact_walk_spv)};
 
 static const uint32_t exact_args_spv[] = {
 #include "exact_args.spv.inc"
@@ -67,6 +82,16 @@ static const uint32_t exact_setup_fp64_spv[] = {
 #include "exact_setup_fp64.spv.inc"
 };
 const shader_code shader_exact_setup_fp64 = {exact_setup_fp64_spv, sizeof(exact_setup_fp64_spv)};
+
+static const uint32_t exact_search_fp64_spv[] = {
+#include "exact_search_fp64.spv.inc"
+};
+const shader_code shader_exact_search_fp64 = {exact_search_fp64_spv, sizeof(exact_search_fp64_spv)};
+
+static const uint32_t exact_walk_fp64_spv[] = {
+#include "exact_walk_fp64.spv.inc"
+};
+const shader_code shader_exact_walk_fp64 = {exact_walk_fp64_spv, sizeof(exact_walk_fp64_spv)};
 
 static const uint32_t exact_confirm_spv[] = {
 #include "exact_confirm.spv.inc"
