@@ -71,6 +71,11 @@
 #define VKCOL_EXACT_BINDING_LIST 16
 #define VKCOL_EXACT_BINDINGS 17
 
+// The deepest tree level (root = 0) of a mesh: vkcol_mesh_desc.max_depth's
+// bound, which the trees' walks size their stacks by (aabb_tree.h,
+// tree_walk.glsl).
+#define VKCOL_TREE_MAX_DEPTH 48u
+
 // A node of a flattened AABB tree. Nodes are stored breadth first: level k of
 // the tree is one contiguous index range. count == 0: internal node whose
 // children are nodes `first` and `first + 1`. count > 0: leaf holding the

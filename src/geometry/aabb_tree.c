@@ -27,9 +27,6 @@
 #include <math.h>
 #include <string.h>
 
-// The CPU reference traverses trees with fixed-size stacks; deeper trees than
-// this are refused (the public limit is 48).
-#define AABB_TREE_MAX_DEPTH 64u
 
 typedef struct tri_info {
 	float min[3], max[3];

@@ -5,6 +5,13 @@
 #include "core.h"
 #include "shared.h"
 
+// The deepest level a tree may have (root = 0), vkcol_mesh_desc.max_depth's
+// bound: the walks of a tree, here and in the shaders, size their stacks by
+// it. A depth-first walk of one tree, which pops a node and pushes its two
+// children, holds at most AABB_TREE_STACK nodes.
+#define AABB_TREE_MAX_DEPTH VKCOL_TREE_MAX_DEPTH
+#define AABB_TREE_STACK (AABB_TREE_MAX_DEPTH + 1)
+
 typedef struct aabb_tree {
 	vkcol_gpu_node *nodes;  // node_count nodes, breadth-first order, root = 0
 	uint32_t node_count;
@@ -32,7 +39,8 @@ typedef struct aabb_tree {
 
 // Builds the tree over triangle_count triangles (indices[3 t + k] index
 // positions[3 v + k]; tightly packed, already validated). A node becomes a
-// leaf when it holds <= leaf_size triangles or is at depth max_depth.
+// leaf when it holds <= leaf_size triangles or is at depth max_depth
+// (<= AABB_TREE_MAX_DEPTH).
 // Split (CN 102663825): the node's longest axis; each triangle centroid's
 // projection joins the nearer of the two extreme projections, ties go to the
 // group with fewer members; if one group would be empty the triangles are split

@@ -126,8 +126,8 @@ static double node_bound(const search *s, const vkcol_gpu_node *n, const double 
 static double union_distance(search *s, const double p[3])
 {
 	const aabb_tree *t = &s->m->tree;
-	uint32_t stack[128];
-	double bound[128];
+	uint32_t stack[AABB_TREE_STACK];
+	double bound[AABB_TREE_STACK];
 	uint32_t top = 0;
 	stack[top] = 0;
 	bound[top++] = node_bound(s, &t->nodes[0], p);
@@ -138,7 +138,7 @@ static double union_distance(search *s, const double p[3])
 		const vkcol_gpu_node *n = &t->nodes[stack[top]];
 		if (n->count == 0) {
 			double b0 = node_bound(s, &t->nodes[n->first], p), b1 = node_bound(s, &t->nodes[n->first + 1], p);
-			// The nearer on top. The depth is bounded by the tree's (< 64).
+			// The nearer on top.
 			bool first_nearer = b0 <= b1;
 			stack[top] = first_nearer ? n->first + 1 : n->first;
 			bound[top++] = first_nearer ? b1 : b0;

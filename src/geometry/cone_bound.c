@@ -50,7 +50,7 @@ static bool ball_in_cone(const double c[3], double r, const double axis[3], doub
 static double cone_max(const mesh_cpu *m, const double origin[3], const double axis[3], double reach, double best)
 {
 	const aabb_tree *t = &m->tree;
-	uint32_t stack[128];
+	uint32_t stack[AABB_TREE_STACK];
 	uint32_t top = 0;
 	stack[top++] = 0;
 	while (top > 0) {

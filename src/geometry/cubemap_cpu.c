@@ -55,7 +55,7 @@ static void vertex_d(const mesh_cpu *m, uint32_t v, double out[3])
 static bool cast_all(const mesh_cpu *m, const double o[3], const double d[3], double *nearest, double *farthest)
 {
 	const aabb_tree *tree = &m->tree;
-	uint32_t stack[128];
+	uint32_t stack[AABB_TREE_STACK];
 	uint32_t top = 0;
 	stack[top++] = 0;
 	double lo_t = INFINITY, hi_t = -1.0;

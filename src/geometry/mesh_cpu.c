@@ -26,7 +26,6 @@
 #define MESH_DEFAULT_LEAF_SIZE 4u
 #define MESH_MAX_LEAF_SIZE 64u
 #define MESH_DEFAULT_MAX_DEPTH 40u
-#define MESH_MAX_MAX_DEPTH 48u
 
 // ---------------------------------------------------------------------------
 // Validation
@@ -98,9 +97,9 @@ static vkcol_result check_desc(const vkcol_mesh_desc *desc, vkcol_mesh_problem *
 		            desc->leaf_size);
 		return p->result;
 	}
-	if (desc->max_depth > MESH_MAX_MAX_DEPTH) {
-		set_problem(p, VKCOL_ERROR_INVALID_ARGUMENT, "max_depth %u is invalid: it must be 0 (default 40) or 1..48",
-		            desc->max_depth);
+	if (desc->max_depth > AABB_TREE_MAX_DEPTH) {
+		set_problem(p, VKCOL_ERROR_INVALID_ARGUMENT, "max_depth %u is invalid: it must be 0 (default 40) or 1..%u",
+		            desc->max_depth, AABB_TREE_MAX_DEPTH);
 		return p->result;
 	}
 	for (uint32_t t = 0; t < desc->triangle_count; ++t) {
@@ -490,7 +489,7 @@ static double box_dist2(const vkcol_gpu_node *n, const double p[3])
 static double surface_distance(const mesh_cpu *m, const double p[3])
 {
 	const aabb_tree *tree = &m->tree;
-	uint32_t stack[256];
+	uint32_t stack[AABB_TREE_STACK];
 	uint32_t top = 0;
 	double best = INFINITY;
 	stack[top++] = 0;
@@ -549,7 +548,7 @@ static void line_hits(origin_search *s, int axis, double pu, double pv)
 	const mesh_cpu *m = s->m;
 	const aabb_tree *tree = &m->tree;
 	int u = (axis + 1) % 3, v = (axis + 2) % 3;
-	uint32_t stack[256];
+	uint32_t stack[AABB_TREE_STACK];
 	uint32_t top = 0;
 	s->hit_count = 0;
 	stack[top++] = 0;

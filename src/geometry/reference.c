@@ -23,9 +23,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-// Fixed-size traversal stacks: a depth-first descent pushes at most two
-// entries per level; trees are at most 64 levels deep (aabb_tree.c).
-#define REF_STACK_SIZE 256
+// Fixed-size traversal stacks. A descent of two trees splits one node per
+// step and keeps its sibling: at most the two depths + 1 entries, within
+// twice one tree's stack.
+#define REF_STACK_SIZE (2 * AABB_TREE_STACK)
 
 // Relative tolerance of the ray/triangle classification: a point this close
 // (relative to the lengths involved) to a triangle's plane and inside it is
@@ -194,7 +195,7 @@ static ray_outcome cast_parity(const mesh_cpu *mesh, const double o[3], const do
 {
 	const aabb_tree *tree = &mesh->tree;
 	double inv_d[3] = {1.0 / d[0], 1.0 / d[1], 1.0 / d[2]};
-	uint32_t stack[REF_STACK_SIZE];
+	uint32_t stack[AABB_TREE_STACK];
 	uint32_t top = 0;
 	int crossings = 0;
 	stack[top++] = 0;
