@@ -147,26 +147,54 @@ static vkcol_result reference_pair(const vkcol_context *ctx, const vkcol_pair *p
 	return mesh_table_pair(&ctx->meshes, pair, call, &out->a, &out->b, &out->b_in_a);
 }
 
+// What a public reference call answers about a pair, as a double (collide:
+// 1 or 0).
+typedef enum reference_query { REFERENCE_COLLIDE, REFERENCE_DISTANCE, REFERENCE_TOUCH } reference_query;
+
+// The shared body of the public reference calls that answer one value: the
+// pair looked up (reference_pair), then the query; *value gets the call's
+// default (no collision, an infinite distance, no band) on any error.
+static vkcol_result reference_answer(const vkcol_context *ctx, const vkcol_pair *pair, const char *call,
+                                     reference_query query, double *value)
+{
+	const double defaults[] = {[REFERENCE_COLLIDE] = 0.0, [REFERENCE_DISTANCE] = INFINITY, [REFERENCE_TOUCH] = 0.0};
+	if (value != NULL)
+		*value = defaults[query];
+	reference_args r;
+	vkcol_result res = reference_pair(ctx, pair, value != NULL, call, &r);
+	if (res != VKCOL_SUCCESS)
+		return res;
+	switch (query) {
+	case REFERENCE_COLLIDE:
+		*value = ref_collide_env(&ctx->env, r.a, r.b, &r.b_in_a) ? 1.0 : 0.0;
+		break;
+	case REFERENCE_DISTANCE:
+		*value = ref_surface_distance(r.a, r.b, &r.b_in_a);
+		break;
+	case REFERENCE_TOUCH:
+		*value = ref_touch_distance(r.a, r.b, &r.b_in_a);
+		break;
+	}
+	return VKCOL_SUCCESS;
+}
+
 VKCOL_API vkcol_result vkcol_reference_collide(const vkcol_context *ctx, const vkcol_pair *pair, bool *collide)
 {
+	double value = 0.0;
+	vkcol_result res = reference_answer(ctx, pair, "vkcol_reference_collide", REFERENCE_COLLIDE, collide ? &value : NULL);
 	if (collide != NULL)
-		*collide = false;
-	reference_args r;
-	vkcol_result res = reference_pair(ctx, pair, collide != NULL, "vkcol_reference_collide", &r);
-	if (res == VKCOL_SUCCESS)
-		*collide = ref_collide_env(&ctx->env, r.a, r.b, &r.b_in_a);
+		*collide = value != 0.0;
 	return res;
 }
 
 VKCOL_API vkcol_result vkcol_reference_distance(const vkcol_context *ctx, const vkcol_pair *pair, double *distance)
 {
-	if (distance != NULL)
-		*distance = INFINITY;
-	reference_args r;
-	vkcol_result res = reference_pair(ctx, pair, distance != NULL, "vkcol_reference_distance", &r);
-	if (res == VKCOL_SUCCESS)
-		*distance = ref_surface_distance(r.a, r.b, &r.b_in_a);
-	return res;
+	return reference_answer(ctx, pair, "vkcol_reference_distance", REFERENCE_DISTANCE, distance);
+}
+
+VKCOL_API vkcol_result vkcol_pair_touch_distance(const vkcol_context *ctx, const vkcol_pair *pair, double *distance)
+{
+	return reference_answer(ctx, pair, "vkcol_pair_touch_distance", REFERENCE_TOUCH, distance);
 }
 
 VKCOL_API vkcol_result vkcol_reference_triangle_pairs(const vkcol_context *ctx, const vkcol_pair *pair,
@@ -180,16 +208,5 @@ VKCOL_API vkcol_result vkcol_reference_triangle_pairs(const vkcol_context *ctx, 
 	                                  "vkcol_reference_triangle_pairs", &r);
 	if (res == VKCOL_SUCCESS)
 		*count = ref_triangle_pairs(r.a, r.b, &r.b_in_a, entries, capacity);
-	return res;
-}
-
-VKCOL_API vkcol_result vkcol_pair_touch_distance(const vkcol_context *ctx, const vkcol_pair *pair, double *distance)
-{
-	if (distance != NULL)
-		*distance = 0.0;
-	reference_args r;
-	vkcol_result res = reference_pair(ctx, pair, distance != NULL, "vkcol_pair_touch_distance", &r);
-	if (res == VKCOL_SUCCESS)
-		*distance = ref_touch_distance(r.a, r.b, &r.b_in_a);
 	return res;
 }

@@ -75,16 +75,10 @@ static vkcol_result harvest(batch_scope *s, frame *f, vkcol_pair_result *results
 		return VKCOL_SUCCESS;
 	f->in_flight = false;
 	VK_TRY(env, s->gpu->vk.vkWaitForFences(s->gpu->device, 1, &f->fence, VK_TRUE, UINT64_MAX));
-	if (!f->results->coherent) {
-		VkMappedMemoryRange range = {VK_STRUCTURE_TYPE_MAPPED_MEMORY_RANGE, NULL, f->results->memory, 0, VK_WHOLE_SIZE};
-		VK_TRY(env, s->gpu->vk.vkInvalidateMappedMemoryRanges(s->gpu->device, 1, &range));
-	}
+	TRY(gpu_buffer_host_read(s->gpu, f->results));
 	memcpy(&results[f->first], f->results->mapped, f->count * sizeof(vkcol_pair_result));
 	if (stats) {
-		if (!f->stats->coherent) {
-			VkMappedMemoryRange range = {VK_STRUCTURE_TYPE_MAPPED_MEMORY_RANGE, NULL, f->stats->memory, 0, VK_WHOLE_SIZE};
-			VK_TRY(env, s->gpu->vk.vkInvalidateMappedMemoryRanges(s->gpu->device, 1, &range));
-		}
+		TRY(gpu_buffer_host_read(s->gpu, f->stats));
 		const uint32_t *words = f->stats->mapped;
 		stats->vertex_tests += stat64(words, VKCOL_STAT_VERTEX_TESTS);
 		stats->cube_samples += stat64(words, VKCOL_STAT_CUBE_SAMPLES);

@@ -224,7 +224,6 @@ static vkcol_result exact_pass(batch_scope *s, exact_buffers *b, const vkcol_pai
                                uint64_t *rerun_count, uint64_t *at, uint64_t *for_cpu, list_sink *sink,
                                vkcol_batch_stats *stats)
 {
-	const core_env *env = s->env;
 	vkcol_result res = VKCOL_SUCCESS;
 	for (uint64_t first = 0; first < count; first += b->chunk) {
 		uint32_t n = (uint32_t)(count - first < b->chunk ? count - first : b->chunk);
@@ -282,13 +281,9 @@ static vkcol_result exact_pass(batch_scope *s, exact_buffers *b, const vkcol_pai
 		gpu_pipeline_dispatch(s->gpu, cmd, b->pipes[EXACT_CONTAIN], b->sets[EXACT_CONTAIN][0], &params, groups);
 		gpu_barrier_all(s->gpu, cmd);
 		TRY(gpu_submit_once(s->gpu, cmd));
-		VkMappedMemoryRange ranges[3] = {
-		    {VK_STRUCTURE_TYPE_MAPPED_MEMORY_RANGE, NULL, b->results.memory, 0, VK_WHOLE_SIZE},
-		    {VK_STRUCTURE_TYPE_MAPPED_MEMORY_RANGE, NULL, b->counters.memory, 0, VK_WHOLE_SIZE},
-		    {VK_STRUCTURE_TYPE_MAPPED_MEMORY_RANGE, NULL, b->list.memory, 0, VK_WHOLE_SIZE},
-		};
-		if (!b->results.coherent || !b->counters.coherent || !b->list.coherent)
-			VK_TRY(env, s->gpu->vk.vkInvalidateMappedMemoryRanges(s->gpu->device, 3, ranges));
+		TRY(gpu_buffer_host_read(s->gpu, &b->results));
+		TRY(gpu_buffer_host_read(s->gpu, &b->counters));
+		TRY(gpu_buffer_host_read(s->gpu, &b->list));
 		const vkcol_pair_result *got = b->results.mapped;
 		uint32_t cpu_count = 0;
 		for (uint32_t i = 0; i < n; i++) {

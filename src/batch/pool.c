@@ -44,15 +44,8 @@ void pool_free(gpu_device *gpu, batch_pool *pool)
 	gpu_buffer_destroy(gpu, &pool->nodes);
 	gpu_buffer_destroy(gpu, &pool->triangles);
 	gpu_buffer_destroy(gpu, &pool->pieces);
-	for (uint32_t i = 0; i < VKCOL_MAP_ARRAYS; i++) {
-		pool_cube_array *a = &pool->arrays[i];
-		if (a->view)
-			gpu->vk.vkDestroyImageView(gpu->device, a->view, NULL);
-		if (a->image)
-			gpu->vk.vkDestroyImage(gpu->device, a->image, NULL);
-		if (a->memory)
-			gpu->vk.vkFreeMemory(gpu->device, a->memory, NULL);
-	}
+	for (uint32_t i = 0; i < VKCOL_MAP_ARRAYS; i++)
+		cubemap_image_free(gpu, &pool->arrays[i].image, &pool->arrays[i].memory, &pool->arrays[i].view);
 	core_free(gpu->env, pool->ids);
 	core_free(gpu->env, pool);
 }

@@ -374,6 +374,26 @@ cleanup:
 	return res;
 }
 
+void aabb_tree_ray_span(const vkcol_gpu_node *n, const double o[3], const double inv_d[3], double pad, double *enter,
+                        double *exit)
+{
+	double lo[3] = {(double)n->min_x - pad, (double)n->min_y - pad, (double)n->min_z - pad};
+	double hi[3] = {(double)n->max_x + pad, (double)n->max_y + pad, (double)n->max_z + pad};
+	double tmin = 0.0, tmax = INFINITY;
+	for (int k = 0; k < 3; ++k) {
+		double t0 = (lo[k] - o[k]) * inv_d[k], t1 = (hi[k] - o[k]) * inv_d[k];
+		if (t0 > t1) {
+			double t = t0;
+			t0 = t1;
+			t1 = t;
+		}
+		tmin = t0 > tmin ? t0 : tmin;
+		tmax = t1 < tmax ? t1 : tmax;
+	}
+	*enter = tmin;
+	*exit = tmax;
+}
+
 void aabb_tree_free(const core_env *env, aabb_tree *tree)
 {
 	if (tree == NULL)

@@ -53,5 +53,13 @@ vkcol_result aabb_tree_build(const core_env *env, const float *positions, const 
 // (|n.x| + |n.y| + |n.z| = 1); the slab's m and h are measured along it.
 void aabb_tree_slab_normal(const float o[2], float n[3]);
 
+// The span [*enter, *exit] of the ray o + s d, s >= 0, within node n's box
+// widened by pad on every side (inv_d = 1 / d; an infinite component is
+// fine where o lies off that axis's slab planes): empty when *enter >
+// *exit. The slab test of the CPU's ray casts (reference.c, cubemap_cpu.c),
+// in double.
+void aabb_tree_ray_span(const vkcol_gpu_node *n, const double o[3], const double inv_d[3], double pad, double *enter,
+                        double *exit);
+
 // Accepts a zeroed or partially built tree.
 void aabb_tree_free(const core_env *env, aabb_tree *tree);

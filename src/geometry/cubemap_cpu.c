@@ -59,25 +59,12 @@ static bool cast_all(const mesh_cpu *m, const double o[3], const double d[3], do
 	uint32_t top = 0;
 	stack[top++] = 0;
 	double lo_t = INFINITY, hi_t = -1.0;
+	// Texel directions have no zero component (cubemap_texel_direction).
+	const double inv_d[3] = {1.0 / d[0], 1.0 / d[1], 1.0 / d[2]};
 	while (top > 0) {
 		const vkcol_gpu_node *n = &tree->nodes[stack[--top]];
-		double bmin[3] = {n->min_x, n->min_y, n->min_z}, bmax[3] = {n->max_x, n->max_y, n->max_z};
-		double t_enter = 0.0, t_exit = INFINITY;
-		for (int k = 0; k < 3; k++) {
-			if (d[k] == 0.0) {
-				if (o[k] < bmin[k] || o[k] > bmax[k])
-					t_enter = INFINITY;
-				continue;
-			}
-			double t0 = (bmin[k] - o[k]) / d[k], t1 = (bmax[k] - o[k]) / d[k];
-			if (t0 > t1) {
-				double s = t0;
-				t0 = t1;
-				t1 = s;
-			}
-			t_enter = t0 > t_enter ? t0 : t_enter;
-			t_exit = t1 < t_exit ? t1 : t_exit;
-		}
+		double t_enter, t_exit;
+		aabb_tree_ray_span(n, o, inv_d, 0.0, &t_enter, &t_exit);
 		if (t_enter > t_exit * (1.0 + 1e-12) + 1e-12)
 			continue;
 		if (n->count == 0) {

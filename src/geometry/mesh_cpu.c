@@ -16,6 +16,7 @@
 
 #include "geometry/reference.h"
 #include "geometry/vec3d.h"
+#include "geometry/weld.h"
 
 #include <float.h>
 #include <math.h>
@@ -143,28 +144,6 @@ VKCOL_API vkcol_result vkcol_mesh_check(const vkcol_mesh_desc *desc, vkcol_mesh_
 // ---------------------------------------------------------------------------
 // Welding: one representative per distinct position
 
-static uint32_t canonical_bits(float f)
-{
-	// -0.0 and 0.0 are the same position.
-	if (f == 0.0f)
-		f = 0.0f;
-	uint32_t u;
-	memcpy(&u, &f, sizeof(u));
-	return u;
-}
-
-static uint32_t hash_position(const uint32_t k[3])
-{
-	uint32_t h = k[0] * 0x9E3779B1u;
-	h ^= (h >> 15) ^ (k[1] * 0x85EBCA77u);
-	h = (h ^ (h >> 13)) * 0xC2B2AE3Du;
-	h ^= k[2] * 0x27D4EB2Fu;
-	h ^= h >> 16;
-	h *= 0x7FEB352Du;
-	h ^= h >> 15;
-	return h;
-}
-
 static vkcol_result weld_vertices(const core_env *env, mesh_cpu *m)
 {
 	size_t size = 16;
@@ -175,9 +154,9 @@ static vkcol_result weld_vertices(const core_env *env, mesh_cpu *m)
 		return VKCOL_ERROR_OUT_OF_HOST_MEMORY;
 	uint32_t unique = 0;
 	for (uint32_t v = 0; v < m->vertex_count; ++v) {
-		const float *p = m->positions + 3 * (size_t)v;
-		uint32_t k[3] = {canonical_bits(p[0]), canonical_bits(p[1]), canonical_bits(p[2])};
-		size_t slot = hash_position(k) & (size - 1);
+		uint32_t k[3];
+		weld_key(m->positions + 3 * (size_t)v, k);
+		size_t slot = weld_hash(k) & (size - 1);
 		for (;;) {
 			uint32_t e = table[slot];
 			if (e == 0) {
@@ -186,8 +165,9 @@ static vkcol_result weld_vertices(const core_env *env, mesh_cpu *m)
 				unique++;
 				break;
 			}
-			const float *q = m->positions + 3 * (size_t)(e - 1);
-			if (canonical_bits(q[0]) == k[0] && canonical_bits(q[1]) == k[1] && canonical_bits(q[2]) == k[2]) {
+			uint32_t q[3];
+			weld_key(m->positions + 3 * (size_t)(e - 1), q);
+			if (memcmp(q, k, sizeof(k)) == 0) {
 				m->weld[v] = e - 1;
 				break;
 			}
@@ -342,12 +322,6 @@ static void mass_properties(const mesh_cpu *m, double *volume, double centroid[3
 	}
 }
 
-static double dist2_d(const double a[3], const double b[3])
-{
-	double dx = a[0] - b[0], dy = a[1] - b[1], dz = a[2] - b[2];
-	return dx * dx + dy * dy + dz * dz;
-}
-
 // Ritter's sphere, then the AABB's circumsphere if smaller; then made to
 // contain every vertex in float (the GPU's arithmetic) with a margin.
 static void bounding_sphere(mesh_cpu *m)
@@ -361,7 +335,7 @@ static void bounding_sphere(mesh_cpu *m)
 	for (uint32_t v = 0; v < n; ++v) {
 		double q[3];
 		load_vertex(m, v, q);
-		double d = dist2_d(p, q);
+		double d = dist2_3(p, q);
 		if (d > best) {
 			best = d;
 			memcpy(y, q, sizeof(y));
@@ -371,7 +345,7 @@ static void bounding_sphere(mesh_cpu *m)
 	for (uint32_t v = 0; v < n; ++v) {
 		double q[3];
 		load_vertex(m, v, q);
-		double d = dist2_d(y, q);
+		double d = dist2_3(y, q);
 		if (d > best) {
 			best = d;
 			memcpy(z, q, sizeof(z));
@@ -382,7 +356,7 @@ static void bounding_sphere(mesh_cpu *m)
 	for (uint32_t v = 0; v < n; ++v) {
 		double q[3];
 		load_vertex(m, v, q);
-		double d = sqrt(dist2_d(c, q));
+		double d = sqrt(dist2_3(c, q));
 		if (d > r) {
 			// Grow to just cover q, moving the centre towards it.
 			double nr = 0.5 * (r + d);
@@ -412,7 +386,7 @@ static void bounding_sphere(mesh_cpu *m)
 	for (uint32_t v = 0; v < n; ++v) {
 		double q[3];
 		load_vertex(m, v, q);
-		double d = sqrt(dist2_d(cf, q));
+		double d = sqrt(dist2_3(cf, q));
 		rmax = d > rmax ? d : rmax;
 	}
 	double scale = fabs(cf[0]) + fabs(cf[1]) + fabs(cf[2]) + rmax;
@@ -447,7 +421,7 @@ double mesh_point_triangle_dist2(const double p[3], const double a[3], const dou
 		double v = d1 / (d1 - d3);
 		for (int k = 0; k < 3; ++k)
 			x[k] = a[k] + v * ab[k];
-		return dist2_d(p, x);
+		return dist2_3(p, x);
 	}
 	double d5 = dot3(ab, cp), d6 = dot3(ac, cp);
 	if (d6 >= 0.0 && d5 <= d6)
@@ -457,20 +431,20 @@ double mesh_point_triangle_dist2(const double p[3], const double a[3], const dou
 		double w = d2 / (d2 - d6);
 		for (int k = 0; k < 3; ++k)
 			x[k] = a[k] + w * ac[k];
-		return dist2_d(p, x);
+		return dist2_3(p, x);
 	}
 	double va = d3 * d6 - d5 * d4;
 	if (va <= 0.0 && (d4 - d3) >= 0.0 && (d5 - d6) >= 0.0) {
 		double w = (d4 - d3) / ((d4 - d3) + (d5 - d6));
 		for (int k = 0; k < 3; ++k)
 			x[k] = b[k] + w * (c[k] - b[k]);
-		return dist2_d(p, x);
+		return dist2_3(p, x);
 	}
 	double denom = 1.0 / (va + vb + vc);
 	double v = vb * denom, w = vc * denom;
 	for (int k = 0; k < 3; ++k)
 		x[k] = a[k] + ab[k] * v + ac[k] * w;
-	return dist2_d(p, x);
+	return dist2_3(p, x);
 }
 
 static double box_dist2(const vkcol_gpu_node *n, const double p[3])
@@ -805,11 +779,11 @@ static void find_inner_balls(const core_env *env, mesh_cpu *m)
 		double c[3];
 		for (int k = 0; k < 3; ++k)
 			c[k] = (float)s.cands[i].p[k];
-		bool covered = dist2_d(c, (const double[3]){m->origin[0], m->origin[1], m->origin[2]}) <
+		bool covered = dist2_3(c, (const double[3]){m->origin[0], m->origin[1], m->origin[2]}) <
 		               m->inner_radius * m->inner_radius;
 		for (uint32_t j = 0; j < m->ball_count && !covered; ++j) {
 			double cj[3] = {m->balls[j][0], m->balls[j][1], m->balls[j][2]};
-			covered = dist2_d(c, cj) < m->balls[j][3] * m->balls[j][3];
+			covered = dist2_3(c, cj) < m->balls[j][3] * m->balls[j][3];
 		}
 		if (covered)
 			continue;

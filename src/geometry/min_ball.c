@@ -19,17 +19,10 @@ typedef struct ball {
 	double r2; // < 0: empty
 } ball;
 
-static double dist2(const double a[3], const double b[3])
-{
-	double d[3];
-	sub3(a, b, d);
-	return dot3(d, d);
-}
-
 // Does b hold p, up to rounding?
 static int holds(const ball *b, const double p[3])
 {
-	return dist2(b->c, p) <= b->r2 * (1.0 + 1e-12) + 1e-300;
+	return dist2_3(b->c, p) <= b->r2 * (1.0 + 1e-12) + 1e-300;
 }
 
 static ball two_point_ball(const double a[3], const double b[3])
@@ -37,7 +30,7 @@ static ball two_point_ball(const double a[3], const double b[3])
 	ball out;
 	for (int k = 0; k < 3; k++)
 		out.c[k] = 0.5 * (a[k] + b[k]);
-	out.r2 = 0.25 * dist2(a, b);
+	out.r2 = 0.25 * dist2_3(a, b);
 	return out;
 }
 
@@ -64,7 +57,7 @@ static ball boundary_ball(double (*s)[3], int n)
 	if (n == 3) {
 		if (!(n2 > 1e-24 * dot3(b, b) * dot3(c, c))) {
 			// On a line: the ball of the two farthest apart.
-			double d01 = dist2(s[0], s[1]), d02 = dist2(s[0], s[2]), d12 = dist2(s[1], s[2]);
+			double d01 = dist2_3(s[0], s[1]), d02 = dist2_3(s[0], s[2]), d12 = dist2_3(s[1], s[2]);
 			return d01 >= d02 && d01 >= d12 ? two_point_ball(s[0], s[1])
 			       : d02 >= d12             ? two_point_ball(s[0], s[2])
 			                                : two_point_ball(s[1], s[2]);
@@ -76,7 +69,7 @@ static ball boundary_ball(double (*s)[3], int n)
 		cross3(w, nrm, x);
 		for (int k = 0; k < 3; k++)
 			out.c[k] = s[0][k] + x[k] / (2.0 * n2);
-		out.r2 = dist2(out.c, s[0]);
+		out.r2 = dist2_3(out.c, s[0]);
 		return out;
 	}
 	// Four points: the centre x solves 2 (s_i - s_0) . x = |s_i|^2 - |s_0|^2,
@@ -96,7 +89,7 @@ static ball boundary_ball(double (*s)[3], int n)
 	if (!(fabs(det) > 1e-12 * 8.0 * scale)) {
 		// In a plane: the ball of the first three, grown to the fourth.
 		out = boundary_ball(s, 3);
-		double r2 = dist2(out.c, s[3]);
+		double r2 = dist2_3(out.c, s[3]);
 		out.r2 = out.r2 > r2 ? out.r2 : r2;
 		return out;
 	}
@@ -105,7 +98,7 @@ static ball boundary_ball(double (*s)[3], int n)
 	cross3(rows[0], rows[1], c01);
 	for (int k = 0; k < 3; k++)
 		out.c[k] = (rhs[0] * c12[k] + rhs[1] * c20[k] + rhs[2] * c01[k]) / det;
-	out.r2 = dist2(out.c, s[0]);
+	out.r2 = dist2_3(out.c, s[0]);
 	return out;
 }
 
@@ -150,7 +143,7 @@ void min_ball(const float *points, uint32_t stride, uint32_t count, double centr
 		memcpy(b.c, p[0], sizeof b.c);
 	double r2 = 0;
 	for (uint32_t i = 0; i < n; i++) {
-		double d2 = dist2(b.c, p[i]);
+		double d2 = dist2_3(b.c, p[i]);
 		r2 = r2 > d2 ? r2 : d2;
 	}
 	memcpy(centre, b.c, sizeof b.c);

@@ -171,22 +171,9 @@ static ray_outcome ray_triangle(const double o[3], const double d[3], const doub
 
 static bool ray_box(const double o[3], const double inv_d[3], const vkcol_gpu_node *n, double pad)
 {
-	double lo[3] = {(double)n->min_x - pad, (double)n->min_y - pad, (double)n->min_z - pad};
-	double hi[3] = {(double)n->max_x + pad, (double)n->max_y + pad, (double)n->max_z + pad};
-	double tmin = 0.0, tmax = INFINITY;
-	for (int k = 0; k < 3; ++k) {
-		double t0 = (lo[k] - o[k]) * inv_d[k], t1 = (hi[k] - o[k]) * inv_d[k];
-		if (t0 > t1) {
-			double t = t0;
-			t0 = t1;
-			t1 = t;
-		}
-		tmin = t0 > tmin ? t0 : tmin;
-		tmax = t1 < tmax ? t1 : tmax;
-		if (tmin > tmax)
-			return false;
-	}
-	return true;
+	double enter, exit;
+	aabb_tree_ray_span(n, o, inv_d, pad, &enter, &exit);
+	return enter <= exit;
 }
 
 // Casts one ray; on RAY_HIT *parity holds the number of crossings mod 2.

@@ -15,6 +15,13 @@ static inline double dot3(const double a[3], const double b[3])
 	return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
 }
 
+// Squared distance between points a and b.
+static inline double dist2_3(const double a[3], const double b[3])
+{
+	double dx = a[0] - b[0], dy = a[1] - b[1], dz = a[2] - b[2];
+	return dx * dx + dy * dy + dz * dz;
+}
+
 static inline void cross3(const double a[3], const double b[3], double out[3])
 {
 	out[0] = a[1] * b[2] - a[2] * b[1];

@@ -218,74 +218,77 @@ void gpu_barrier_all(gpu_device *gpu, VkCommandBuffer cmd)
 // Largest staging chunk: bounds host-visible memory for uploads of any size.
 #define STAGING_CHUNK ((VkDeviceSize)32 << 20)
 
-vkcol_result gpu_upload(gpu_device *gpu, gpu_buffer *dst, VkDeviceSize offset, const void *data,
-                        VkDeviceSize size)
+vkcol_result gpu_buffer_host_read(gpu_device *gpu, const gpu_buffer *buffer)
 {
 	const core_env *env = gpu->env;
 	vkcol_result res = VKCOL_SUCCESS;
+	if (!buffer->coherent) {
+		VkMappedMemoryRange range = {
+		    .sType = VK_STRUCTURE_TYPE_MAPPED_MEMORY_RANGE,
+		    .memory = buffer->memory,
+		    .offset = 0,
+		    .size = VK_WHOLE_SIZE,
+		};
+		VK_TRY(env, gpu->vk.vkInvalidateMappedMemoryRanges(gpu->device, 1, &range));
+	}
+cleanup:
+	return res;
+}
+
+// Copies size bytes between host memory and buffer at offset: directly into
+// a coherent mapped buffer, else through a staging buffer in chunks of at
+// most STAGING_CHUNK, each submitted and waited for: from `from` into the
+// buffer when it is not NULL, else from the buffer into `to`.
+static vkcol_result staged_copy(gpu_device *gpu, const gpu_buffer *buffer, VkDeviceSize offset, const void *from,
+                                void *to, VkDeviceSize size)
+{
+	bool to_device = from != NULL;
+	const core_env *env = gpu->env;
+	vkcol_result res = VKCOL_SUCCESS;
 	gpu_buffer staging = {0};
-	if (offset > dst->size || size > dst->size - offset) {
-		CORE_ERROR(env, "upload of %llu bytes at %llu overruns a %llu-byte buffer", (unsigned long long)size,
-		           (unsigned long long)offset, (unsigned long long)dst->size);
+	if (offset > buffer->size || size > buffer->size - offset) {
+		CORE_ERROR(env, "%s of %llu bytes at %llu overruns a %llu-byte buffer", to_device ? "upload" : "readback",
+		           (unsigned long long)size, (unsigned long long)offset, (unsigned long long)buffer->size);
 		return VKCOL_ERROR_INVALID_ARGUMENT;
 	}
 	if (size == 0)
 		return VKCOL_SUCCESS;
-	if (dst->mapped && dst->coherent) {
-		memcpy((char *)dst->mapped + offset, data, size);
+	if (to_device && buffer->mapped && buffer->coherent) {
+		memcpy((char *)buffer->mapped + offset, from, size);
 		return VKCOL_SUCCESS;
 	}
 	VkDeviceSize chunk = size < STAGING_CHUNK ? size : STAGING_CHUNK;
-	TRY(gpu_buffer_create(gpu, chunk, 0, GPU_MEMORY_UPLOAD, "staging upload", &staging));
+	TRY(gpu_buffer_create(gpu, chunk, 0, to_device ? GPU_MEMORY_UPLOAD : GPU_MEMORY_READBACK,
+	                      to_device ? "staging upload" : "staging readback", &staging));
 	for (VkDeviceSize done = 0; done < size; done += chunk) {
 		VkDeviceSize n = size - done < chunk ? size - done : chunk;
-		memcpy(staging.mapped, (const char *)data + done, n);
+		if (to_device)
+			memcpy(staging.mapped, (const char *)from + done, n);
 		VkCommandBuffer cmd;
 		TRY(gpu_begin_once(gpu, &cmd));
-		VkBufferCopy copy = {.srcOffset = 0, .dstOffset = offset + done, .size = n};
-		gpu->vk.vkCmdCopyBuffer(cmd, staging.buffer, dst->buffer, 1, &copy);
+		VkBufferCopy copy = {.srcOffset = to_device ? 0 : offset + done, .dstOffset = to_device ? offset + done : 0,
+		                     .size = n};
+		gpu->vk.vkCmdCopyBuffer(cmd, to_device ? staging.buffer : buffer->buffer,
+		                        to_device ? buffer->buffer : staging.buffer, 1, &copy);
+		if (!to_device)
+			gpu_barrier_all(gpu, cmd);
 		TRY(gpu_submit_once(gpu, cmd));
+		if (!to_device) {
+			TRY(gpu_buffer_host_read(gpu, &staging));
+			memcpy((char *)to + done, staging.mapped, n);
+		}
 	}
 cleanup:
 	gpu_buffer_destroy(gpu, &staging);
 	return res;
 }
 
-vkcol_result gpu_readback(gpu_device *gpu, const gpu_buffer *src, VkDeviceSize offset, void *data,
-                          VkDeviceSize size)
+vkcol_result gpu_upload(gpu_device *gpu, gpu_buffer *dst, VkDeviceSize offset, const void *data, VkDeviceSize size)
 {
-	const core_env *env = gpu->env;
-	vkcol_result res = VKCOL_SUCCESS;
-	gpu_buffer staging = {0};
-	if (offset > src->size || size > src->size - offset) {
-		CORE_ERROR(env, "readback of %llu bytes at %llu overruns a %llu-byte buffer", (unsigned long long)size,
-		           (unsigned long long)offset, (unsigned long long)src->size);
-		return VKCOL_ERROR_INVALID_ARGUMENT;
-	}
-	if (size == 0)
-		return VKCOL_SUCCESS;
-	VkDeviceSize chunk = size < STAGING_CHUNK ? size : STAGING_CHUNK;
-	TRY(gpu_buffer_create(gpu, chunk, 0, GPU_MEMORY_READBACK, "staging readback", &staging));
-	for (VkDeviceSize done = 0; done < size; done += chunk) {
-		VkDeviceSize n = size - done < chunk ? size - done : chunk;
-		VkCommandBuffer cmd;
-		TRY(gpu_begin_once(gpu, &cmd));
-		VkBufferCopy copy = {.srcOffset = offset + done, .dstOffset = 0, .size = n};
-		gpu->vk.vkCmdCopyBuffer(cmd, src->buffer, staging.buffer, 1, &copy);
-		gpu_barrier_all(gpu, cmd);
-		TRY(gpu_submit_once(gpu, cmd));
-		if (!staging.coherent) {
-			VkMappedMemoryRange range = {
-			    .sType = VK_STRUCTURE_TYPE_MAPPED_MEMORY_RANGE,
-			    .memory = staging.memory,
-			    .offset = 0,
-			    .size = VK_WHOLE_SIZE,
-			};
-			VK_TRY(env, gpu->vk.vkInvalidateMappedMemoryRanges(gpu->device, 1, &range));
-		}
-		memcpy((char *)data + done, staging.mapped, n);
-	}
-cleanup:
-	gpu_buffer_destroy(gpu, &staging);
-	return res;
+	return staged_copy(gpu, dst, offset, data, NULL, size);
+}
+
+vkcol_result gpu_readback(gpu_device *gpu, const gpu_buffer *src, VkDeviceSize offset, void *data, VkDeviceSize size)
+{
+	return staged_copy(gpu, src, offset, NULL, data, size);
 }

@@ -66,6 +66,11 @@ vkcol_result gpu_scratch_get(gpu_device *gpu, uint32_t slot, VkDeviceSize size, 
                              gpu_memory_kind kind, const char *name, gpu_buffer **out);
 void gpu_scratch_free_all(gpu_device *gpu);
 
+// Makes the device's writes to a host-visible buffer visible through
+// .mapped (invalidates its memory unless it is coherent); after the
+// submission that wrote it has completed.
+vkcol_result gpu_buffer_host_read(gpu_device *gpu, const gpu_buffer *buffer);
+
 // Copies host data into dst at offset (through a staging buffer unless dst is
 // mapped) and waits for completion.
 vkcol_result gpu_upload(gpu_device *gpu, gpu_buffer *dst, VkDeviceSize offset, const void *data,

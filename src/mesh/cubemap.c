@@ -114,18 +114,22 @@ vkcol_result cubemap_create_image(gpu_device *gpu, uint32_t resolution, uint32_t
 	};
 	VK_TRY(env, gpu->vk.vkCreateImageView(gpu->device, &view_info, NULL, view));
 cleanup:
-	if (res != VKCOL_SUCCESS) {
-		if (*view)
-			gpu->vk.vkDestroyImageView(gpu->device, *view, NULL);
-		if (*image)
-			gpu->vk.vkDestroyImage(gpu->device, *image, NULL);
-		if (*memory)
-			gpu->vk.vkFreeMemory(gpu->device, *memory, NULL);
-		*image = VK_NULL_HANDLE;
-		*memory = VK_NULL_HANDLE;
-		*view = VK_NULL_HANDLE;
-	}
+	if (res != VKCOL_SUCCESS)
+		cubemap_image_free(gpu, image, memory, view);
 	return res;
+}
+
+void cubemap_image_free(gpu_device *gpu, VkImage *image, VkDeviceMemory *memory, VkImageView *view)
+{
+	if (*view)
+		gpu->vk.vkDestroyImageView(gpu->device, *view, NULL);
+	if (*image)
+		gpu->vk.vkDestroyImage(gpu->device, *image, NULL);
+	if (*memory)
+		gpu->vk.vkFreeMemory(gpu->device, *memory, NULL);
+	*image = VK_NULL_HANDLE;
+	*memory = VK_NULL_HANDLE;
+	*view = VK_NULL_HANDLE;
 }
 
 void cubemap_image_barrier(gpu_device *gpu, VkCommandBuffer cmd, VkImage image, uint32_t levels, uint32_t layers,
@@ -144,6 +148,20 @@ void cubemap_image_barrier(gpu_device *gpu, VkCommandBuffer cmd, VkImage image, 
 	    .subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, levels, 0, layers},
 	};
 	gpu->vk.vkCmdPipelineBarrier(cmd, src_stage, dst_stage, 0, 0, NULL, 0, NULL, 1, &b);
+}
+
+// The copies between every level of a map of this resolution and a buffer
+// holding them in the layout of geometry/cubemap_cpu.h (texels of 8 bytes).
+static void level_copies(uint32_t resolution, uint32_t levels, VkBufferImageCopy regions[16])
+{
+	for (uint32_t k = 0; k < levels; k++) {
+		uint32_t n = resolution >> k;
+		regions[k] = (VkBufferImageCopy){
+		    .bufferOffset = cubemap_level_offset(resolution, k) * 8,
+		    .imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, k, 0, 6},
+		    .imageExtent = {n, n, 1},
+		};
+	}
 }
 
 static uint32_t groups_for(uint64_t invocations)
@@ -199,14 +217,7 @@ vkcol_result cubemap_build(gpu_device *gpu, pipeline_table *pipelines, cubemap_s
 	cubemap_image_barrier(gpu, cmd, out->image, levels, 6, VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 0,
 	              VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT);
 	VkBufferImageCopy regions[16];
-	for (uint32_t k = 0; k < levels; k++) {
-		uint32_t n = resolution >> k;
-		regions[k] = (VkBufferImageCopy){
-		    .bufferOffset = cubemap_level_offset(resolution, k) * 8,
-		    .imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, k, 0, 6},
-		    .imageExtent = {n, n, 1},
-		};
-	}
+	level_copies(resolution, levels, regions);
 	gpu->vk.vkCmdCopyBufferToImage(cmd, texels.buffer, out->image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, levels, regions);
 	cubemap_image_barrier(gpu, cmd, out->image, levels, 6, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
 	              VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL, VK_ACCESS_TRANSFER_WRITE_BIT,
@@ -240,12 +251,7 @@ void cubemap_destroy(gpu_device *gpu, cubemap *map)
 {
 	if (!map)
 		return;
-	if (map->view)
-		gpu->vk.vkDestroyImageView(gpu->device, map->view, NULL);
-	if (map->image)
-		gpu->vk.vkDestroyImage(gpu->device, map->image, NULL);
-	if (map->memory)
-		gpu->vk.vkFreeMemory(gpu->device, map->memory, NULL);
+	cubemap_image_free(gpu, &map->image, &map->memory, &map->view);
 	memset(map, 0, sizeof(*map));
 }
 
@@ -261,14 +267,7 @@ vkcol_result cubemap_read(gpu_device *gpu, const cubemap *map, float *texels)
 	              VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, VK_ACCESS_SHADER_READ_BIT, VK_ACCESS_TRANSFER_READ_BIT,
 	              VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT);
 	VkBufferImageCopy regions[16];
-	for (uint32_t k = 0; k < map->levels; k++) {
-		uint32_t n = map->resolution >> k;
-		regions[k] = (VkBufferImageCopy){
-		    .bufferOffset = cubemap_level_offset(map->resolution, k) * 8,
-		    .imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, k, 0, 6},
-		    .imageExtent = {n, n, 1},
-		};
-	}
+	level_copies(map->resolution, map->levels, regions);
 	gpu->vk.vkCmdCopyImageToBuffer(cmd, map->image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, staging.buffer, map->levels,
 	                               regions);
 	cubemap_image_barrier(gpu, cmd, map->image, map->levels, 6, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,

@@ -56,6 +56,10 @@ void cubemap_destroy(gpu_device *gpu, cubemap *map);
 vkcol_result cubemap_create_image(gpu_device *gpu, uint32_t resolution, uint32_t layers, bool array_view,
                                   VkImage *image, VkDeviceMemory *memory, VkImageView *view, uint64_t *bytes);
 
+// Destroys what cubemap_create_image created and zeroes the handles;
+// accepts zeroed ones.
+void cubemap_image_free(gpu_device *gpu, VkImage *image, VkDeviceMemory *memory, VkImageView *view);
+
 // Records a layout transition of all levels and `layers` layers of image.
 void cubemap_image_barrier(gpu_device *gpu, VkCommandBuffer cmd, VkImage image, uint32_t levels, uint32_t layers,
                            VkImageLayout from, VkImageLayout to, VkAccessFlags src_access, VkAccessFlags dst_access,
