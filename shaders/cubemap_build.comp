@@ -10,10 +10,14 @@
 #include "common.glsl"
 
 layout(local_size_x_id = 0) in;
-layout(std430, set = 0, binding = VKCOL_CUBEMAP_BINDING_VERTICES) readonly buffer Vertices { vkcol_gpu_vertex vertices[]; };
-layout(std430, set = 0, binding = VKCOL_CUBEMAP_BINDING_TRIANGLES) readonly buffer Triangles { vkcol_gpu_triangle triangles[]; };
-layout(std430, set = 0, binding = VKCOL_CUBEMAP_BINDING_NODES) readonly buffer Nodes { vkcol_gpu_node nodes[]; };
-layout(std430, set = 0, binding = VKCOL_CUBEMAP_BINDING_TEXELS) writeonly buffer Texels { vec2 texels[]; };
+layout(std430, set = 0, binding = VKCOL_CUBEMAP_BINDING_VERTICES)
+readonly buffer Vertices { vkcol_gpu_vertex vertices[]; };
+layout(std430, set = 0, binding = VKCOL_CUBEMAP_BINDING_TRIANGLES)
+readonly buffer Triangles { vkcol_gpu_triangle triangles[]; };
+layout(std430, set = 0, binding = VKCOL_CUBEMAP_BINDING_NODES)
+readonly buffer Nodes { vkcol_gpu_node nodes[]; };
+layout(std430, set = 0, binding = VKCOL_CUBEMAP_BINDING_TEXELS)
+writeonly buffer Texels { vec2 texels[]; };
 layout(push_constant) uniform Push { vkcol_cubemap_build_params params; };
 
 // Barycentric slack: a ray through a shared edge must hit at least one of its

@@ -21,7 +21,8 @@ layout(std430, set = 0, binding = VKCOL_EXACT_BINDING_PIECES) readonly buffer Pi
 // Coherent: traversal invocations (exact_dive.comp's too) poll the hit
 // counts other invocations of the same dispatch write (a pair stops once any
 // of its items found a hit).
-layout(std430, set = 0, binding = VKCOL_EXACT_BINDING_STATE) coherent buffer State { uvec2 state[]; }; // per pair: hits, flags
+// Per pair: hits, flags.
+layout(std430, set = 0, binding = VKCOL_EXACT_BINDING_STATE) coherent buffer State { uvec2 state[]; };
 // The frontiers: level l reads frontier l % 2 through its texel view and
 // appends to the other one (params.capacity items, then the candidate and
 // confirmation entries); the host binds each level's pair (exact_setup.comp
@@ -34,7 +35,8 @@ layout(std430, set = 0, binding = VKCOL_EXACT_BINDING_ARGS) buffer Args { uint a
 // the later passes through the texel view.
 layout(std430, set = 0, binding = VKCOL_EXACT_BINDING_FRAMES) buffer Frames { uvec4 frames[]; };
 layout(set = 0, binding = VKCOL_EXACT_BINDING_FRAME_TEXELS) uniform usamplerBuffer frame_texels;
-layout(std430, set = 0, binding = VKCOL_EXACT_BINDING_LIST) buffer List { uvec4 list[]; }; // pair, triangle a, triangle b (originals), 0
+// The triangle-pair list: pair, triangle a, triangle b (originals), 0.
+layout(std430, set = 0, binding = VKCOL_EXACT_BINDING_LIST) buffer List { uvec4 list[]; };
 
 // Triangle i of the pool: v0, v1, v2 (pool vertex indices), original index.
 uvec4 triangle_at(uint i)

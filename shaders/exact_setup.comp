@@ -101,9 +101,9 @@ vec4 ball_of(vkcol_gpu_mesh m, uint i)
 
 // Do the inner balls of closed meshes a and b overlap (then the solids share
 // a point)? The origin's ball (index 0) and the mesh's ball_count more, each
-// inside its solid (src/mesh.c, find_inner_balls). Returns the overlap of
-// the first overlapping pair found (ra + rb - distance, a lower bound of
-// the depth), or -1.
+// inside its solid (src/geometry/mesh_cpu.c, find_inner_balls). Returns the
+// overlap of the first overlapping pair found (ra + rb - distance, a lower
+// bound of the depth), or -1.
 float inner_balls_overlap(vkcol_gpu_mesh a, vkcol_gpu_mesh b, pair_frames f)
 {
 	float depth = -1.0;

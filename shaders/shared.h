@@ -116,12 +116,11 @@ VKCOL_STRUCT(vkcol_cubemap_mip_params) {
 
 // Per-mesh record of the batch shaders, indexed by mesh slot. The pool holds
 // each mesh's vertices (those some triangle uses) in k-d order
-// (src/vertex_order.h), so each cluster and each group below is a compact
-// cell of space; cluster k covers vertices vertex_first + k *
+// (src/geometry/vertex_order.h), so each cluster and each group below is a
+// compact cell of space; cluster k covers vertices vertex_first + k *
 // VKCOL_CLUSTER_SIZE on, with a bounding sphere (vec4) at cluster_first + k
-// of the cluster pool.
-// Group g of VKCOL_GROUP_CLUSTERS clusters, from cluster g *
-// VKCOL_GROUP_CLUSTERS on, has its bounding sphere at cluster_first +
+// of the cluster pool. Group g of VKCOL_GROUP_CLUSTERS clusters, from cluster
+// g * VKCOL_GROUP_CLUSTERS on, has its bounding sphere at cluster_first +
 // cluster_count + g.
 VKCOL_STRUCT(vkcol_gpu_mesh) {
 	VKCOL_F32 origin_x, origin_y, origin_z;
@@ -170,7 +169,7 @@ VKCOL_STRUCT(vkcol_gpu_mesh) {
 #define VKCOL_CLUSTER_SIZE 16
 #define VKCOL_GROUP_CLUSTERS 8
 
-// Cone bounds of a distance cube map (src/cone_bound.c): level l = 0 ..
+// Cone bounds of a distance cube map (src/geometry/cone_bound.c): level l = 0 ..
 // VKCOL_CONE_LEVELS - 1 divides each cube face into n x n cells, n =
 // VKCOL_CONE_CELLS >> l, and holds per cell an upper bound of the map's outer
 // distance over every direction within VKCOL_CONE_ANGLE(l) radians of the
@@ -181,12 +180,12 @@ VKCOL_STRUCT(vkcol_gpu_mesh) {
 #define VKCOL_CONE_ANGLE(l) ((1 << (l)) * (1.0 / VKCOL_CONE_CELLS))
 #define VKCOL_CONE_FLOATS 2048 // 6 * (256 + 64 + 16 + 4 + 1) = 2046, padded to whole vec4s
 
-// Clearance field (src/clearance.h), in the cluster pool right after the
-// inner balls (vec4 units, from cone_first + VKCOL_CONE_FLOATS / 4 +
-// ball_count): a header of VKCOL_CLEARANCE_HEADER texels, (grid minimum,
-// cell edge) as floats, the grid's points per axis (x, y, z) as uints and
-// the filter's reach (float); then one float per grid point, x fastest,
-// four per texel.
+// Clearance field (src/geometry/clearance.h), in the cluster pool right after
+// the inner balls (vec4 units, from cone_first + VKCOL_CONE_FLOATS / 4 +
+// ball_count): a header of VKCOL_CLEARANCE_HEADER texels, (grid minimum, cell
+// edge) as floats, the grid's points per axis (x, y, z) as uints and the
+// filter's reach (float); then one float per grid point, x fastest, four per
+// texel.
 #define VKCOL_CLEARANCE_HEADER 2
 
 // A query as the caller gives it (vkcol_pair): mesh ids and two poses,
@@ -312,7 +311,7 @@ VKCOL_STRUCT(vkcol_approx_params) {
 #define VKCOL_ARGS_FOR_WALK 0xffffffffu
 #define VKCOL_COUNTER_WORDS (VKCOL_COUNTER_LEVELS + VKCOL_MAX_LEVELS)
 
-// Texels of a tree node in the exact shaders' node pool (batch.c's
+// Texels of a tree node in the exact shaders' node pool (batch/pool.c's
 // pool_node): the node's two (vkcol_gpu_node), then its slab.
 #define VKCOL_NODE_TEXELS 3u
 

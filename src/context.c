@@ -181,7 +181,8 @@ static vkcol_result reference_answer(const vkcol_context *ctx, const vkcol_pair 
 VKCOL_API vkcol_result vkcol_reference_collide(const vkcol_context *ctx, const vkcol_pair *pair, bool *collide)
 {
 	double value = 0.0;
-	vkcol_result res = reference_answer(ctx, pair, "vkcol_reference_collide", REFERENCE_COLLIDE, collide ? &value : NULL);
+	vkcol_result res =
+	    reference_answer(ctx, pair, "vkcol_reference_collide", REFERENCE_COLLIDE, collide ? &value : NULL);
 	if (collide != NULL)
 		*collide = value != 0.0;
 	return res;

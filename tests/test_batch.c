@@ -491,7 +491,7 @@ static void test_chunks_and_interrupt(void)
 	vkcol_context_destroy(ctx);
 }
 
-// A run of batches reuses the context's chunk buffers (memory.h's scratch
+// A run of batches reuses the context's chunk buffers (gpu/memory.h's scratch
 // slots) while their sizes repeat, and answers right from buffers that still
 // hold an earlier batch's pairs, results and jobs: batches of 3,000 and 2,500
 // pairs (the same buffers: both round up to 4,096 pairs), 70,000 (larger

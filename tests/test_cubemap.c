@@ -169,7 +169,7 @@ static uint32_t cone_cell(const double d[3], uint32_t n)
 	return (face * n + (uint32_t)j) * n + (uint32_t)i;
 }
 
-// The cone bounds (src/cone_bound.c) bound the GPU map: for every level-0
+// The cone bounds (src/geometry/cone_bound.c) bound the GPU map: for every level-0
 // texel and every level, a direction d within the level's angle of the
 // texel's direction (the texel itself and random ones at the full angle)
 // falls in a cell whose bound is at least the texel's outer distance. That is
@@ -282,7 +282,7 @@ static void run_one_pair(vkcol_context *ctx, vkcol_mesh m, vkcol_mode mode)
 	           vkcol_result_string(r), (unsigned)result.collide);
 }
 
-// The clearance field (src/clearance.c) is a lower bound of the distance
+// The clearance field (src/geometry/clearance.c) is a lower bound of the distance
 // to the union U of the tetrahedra (origin, triangle), less the filter's
 // reach: at grid points it equals a brute-force minimum over every triangle
 // within rounding (so the pruned walk of the tree misses none); no point on

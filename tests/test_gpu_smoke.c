@@ -66,10 +66,10 @@ static void run_smoke(vkcol_context *ctx, uint32_t n)
 		host[i] = i * 7u + 3u;
 	uint32_t wg = VKCOL_WORKGROUP_SIZE;
 	ENSURE(make_smoke_pipeline(ctx, &pipe) == VKCOL_SUCCESS);
-	ENSURE(gpu_buffer_create(&ctx->gpu, (VkDeviceSize)n * 4, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, GPU_MEMORY_DEVICE, "in",
-	                         &in) == VKCOL_SUCCESS);
-	ENSURE(gpu_buffer_create(&ctx->gpu, (VkDeviceSize)n * 4, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, GPU_MEMORY_DEVICE, "out",
-	                         &out) == VKCOL_SUCCESS);
+	ENSURE(gpu_buffer_create(&ctx->gpu, (VkDeviceSize)n * 4, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, GPU_MEMORY_DEVICE,
+	                         "in", &in) == VKCOL_SUCCESS);
+	ENSURE(gpu_buffer_create(&ctx->gpu, (VkDeviceSize)n * 4, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, GPU_MEMORY_DEVICE,
+	                         "out", &out) == VKCOL_SUCCESS);
 	ENSURE(gpu_upload(&ctx->gpu, &in, 0, host, (VkDeviceSize)n * 4) == VKCOL_SUCCESS);
 	VkDescriptorSet set;
 	gpu_binding bindings[2] = {{&in, 0, 0}, {&out, 0, 0}};

@@ -608,7 +608,8 @@ static void test_public_entry(void)
 	size_t capacity = 0;
 	ENSURE(core_grow(&ctx.env, (void **)&ctx.meshes.slots, sizeof(mesh_slot), &capacity, 2));
 	ctx.meshes.capacity = (uint32_t)capacity;
-	if (!build_box(&ctx.meshes.slots[0].cpu, -1, -1, -1, 1, 1, 1, 1) || !build_box(&ctx.meshes.slots[1].cpu, -1, -1, -1, 1, 1, 1, 2))
+	if (!build_box(&ctx.meshes.slots[0].cpu, -1, -1, -1, 1, 1, 1, 1) ||
+	    !build_box(&ctx.meshes.slots[1].cpu, -1, -1, -1, 1, 1, 1, 2))
 		return;
 	ctx.meshes.slots[0].used = ctx.meshes.slots[1].used = true;
 	vkcol_pair pair = {{1}, {2}, {{1, 0, 0, 0}, {0, 0, 0}}, {{1, 0, 0, 0}, {1.5f, 0, 0}}};

@@ -14,13 +14,13 @@
 #include "batch/pool.h"
 
 // The buffers of an approx frame are the context's scratch buffers
-// (memory.h), slot FRAME_<buffer> + frame index: a run of batches reuses
+// (gpu/memory.h), slot FRAME_<buffer> + frame index: a run of batches reuses
 // them.
 enum { FRAME_PAIRS = 0, FRAME_RESULTS = 2, FRAME_STATS = 4, FRAME_JOBS = 6, FRAME_JOB_ARGS = 8 };
 _Static_assert(FRAME_JOB_ARGS + 2 <= GPU_SCRATCH_SLOTS, "an approx frame's buffers fit the scratch slots");
 
 typedef struct frame {
-	gpu_buffer *pairs;   // host-visible: the chunk's pairs as upload_pairs writes them
+	gpu_buffer *pairs;   // host-visible: the chunk's pairs as pairs_upload writes them
 	gpu_buffer *results; // host-visible: read back without a copy
 	gpu_buffer *stats;   // VKCOL_STAT_WORDS counters, zeroed per chunk
 	gpu_buffer *jobs;    // cluster jobs, group jobs, spilled pairs (shared.h)
@@ -105,7 +105,7 @@ vkcol_result approx_run(batch_scope *s, const vkcol_batch_desc *desc, uint32_t m
 	uint32_t chunk = (uint64_t)most > desc->pair_count ? (uint32_t)desc->pair_count : most;
 	// The frames' buffers hold `room` pairs: the chunk rounded up to a power
 	// of two (at most `most`), so that batches of similar sizes find their
-	// scratch buffers (memory.h) the right size.
+	// scratch buffers (gpu/memory.h) the right size.
 	uint64_t room = 1;
 	while (room < chunk)
 		room <<= 1;
@@ -128,8 +128,8 @@ vkcol_result approx_run(batch_scope *s, const vkcol_batch_desc *desc, uint32_t m
 		// Pairs and jobs are read as texel buffers (approx_common.glsl).
 		const VkBufferUsageFlags texel =
 		    VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_UNIFORM_TEXEL_BUFFER_BIT;
-		TRY(gpu_scratch_get(s->gpu, FRAME_PAIRS + i, (VkDeviceSize)room * sizeof(vkcol_gpu_pair), texel, GPU_MEMORY_UPLOAD,
-		                    "batch pairs", &f->pairs));
+		TRY(gpu_scratch_get(s->gpu, FRAME_PAIRS + i, (VkDeviceSize)room * sizeof(vkcol_gpu_pair), texel,
+		                    GPU_MEMORY_UPLOAD, "batch pairs", &f->pairs));
 		TRY(gpu_scratch_get(s->gpu, FRAME_RESULTS + i, (VkDeviceSize)room * sizeof(vkcol_gpu_result),
 		                    VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, GPU_MEMORY_READBACK, "batch results", &f->results));
 		TRY(gpu_scratch_get(s->gpu, FRAME_STATS + i, VKCOL_STAT_WORDS * 4, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
@@ -139,7 +139,7 @@ vkcol_result approx_run(batch_scope *s, const vkcol_batch_desc *desc, uint32_t m
 		                    GPU_MEMORY_DEVICE, "approx jobs", &f->jobs));
 		TRY(gpu_scratch_get(s->gpu, FRAME_JOB_ARGS + i, VKCOL_JOB_ARGS_WORDS * 4,
 		                    VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT |
-		                        VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+		                    VK_BUFFER_USAGE_TRANSFER_DST_BIT,
 		                    GPU_MEMORY_DEVICE, "approx job dispatch", &f->job_args));
 		gpu_binding bindings[VKCOL_APPROX_BINDINGS] = {
 		    [VKCOL_APPROX_BINDING_STATS] = {f->stats, 0, 0},
@@ -181,7 +181,8 @@ vkcol_result approx_run(batch_scope *s, const vkcol_batch_desc *desc, uint32_t m
 		    .pair_count = (uint32_t)count,
 		    .mip_level = desc->mip_level,
 		    .mesh_index_mask = MESH_MAX_COUNT,
-		    .flags = (stats != NULL ? VKCOL_APPROX_STATS : 0u) | (s->state->knobs.cone_bounds_off ? VKCOL_APPROX_NO_CONES : 0u) |
+		    .flags = (stats != NULL ? VKCOL_APPROX_STATS : 0u) |
+		             (s->state->knobs.cone_bounds_off ? VKCOL_APPROX_NO_CONES : 0u) |
 		             (s->state->knobs.clearance_off ? VKCOL_APPROX_NO_CLEARANCE : 0u),
 		    .job_capacity = (uint32_t)job_capacity,
 		    .group_capacity = (uint32_t)group_capacity,

@@ -140,7 +140,8 @@ static vkcol_result exact_buffers_create(batch_scope *s, uint32_t chunk, uint32_
 	                      "exact pairs", &b->pairs));
 	TRY(gpu_buffer_create(s->gpu, (VkDeviceSize)b->chunk * sizeof(vkcol_gpu_result), storage, GPU_MEMORY_READBACK,
 	                      "exact results", &b->results));
-	TRY(gpu_buffer_create(s->gpu, (VkDeviceSize)b->chunk * 8, storage, GPU_MEMORY_DEVICE, "exact pair state", &b->state));
+	TRY(gpu_buffer_create(s->gpu, (VkDeviceSize)b->chunk * 8, storage, GPU_MEMORY_DEVICE, "exact pair state",
+	                      &b->state));
 	TRY(gpu_buffer_create(s->gpu, (VkDeviceSize)b->chunk * VKCOL_FRAME_VEC4S * 16, texel, GPU_MEMORY_DEVICE,
 	                      "exact pair frames", &b->frames));
 	// After the three regions, the triangle pairs the leaf culls left, one
@@ -152,12 +153,13 @@ static vkcol_result exact_buffers_create(batch_scope *s, uint32_t chunk, uint32_
 	for (int k = 0; k < 2; k++)
 		TRY(gpu_buffer_create(s->gpu, ((VkDeviceSize)b->capacity + 2 * (b->dive_base - b->leaf_base)) * 16, texel,
 		                      GPU_MEMORY_DEVICE, k ? "exact frontier 1" : "exact frontier 0", &b->frontiers[k]));
-	TRY(gpu_buffer_create(s->gpu, VKCOL_COUNTER_WORDS * 4, storage, GPU_MEMORY_READBACK, "exact counters", &b->counters));
+	TRY(gpu_buffer_create(s->gpu, VKCOL_COUNTER_WORDS * 4, storage, GPU_MEMORY_READBACK, "exact counters",
+	                      &b->counters));
 	// Five indirect dispatches per level: breadth-first, depth-first and
 	// leaf-leaf items, the triangle tests and their confirmations; and the
 	// search and walk passes'.
-	TRY(gpu_buffer_create(s->gpu, VKCOL_EXACT_ARGS_WORDS * 4, storage | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT, GPU_MEMORY_DEVICE,
-	                      "exact indirect args", &b->args));
+	TRY(gpu_buffer_create(s->gpu, VKCOL_EXACT_ARGS_WORDS * 4, storage | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT,
+	                      GPU_MEMORY_DEVICE, "exact indirect args", &b->args));
 	TRY(gpu_buffer_create(s->gpu, (VkDeviceSize)(list_capacity ? list_capacity : 1) * 16, storage, GPU_MEMORY_READBACK,
 	                      "exact triangle-pair list", &b->list));
 	const pipeline_id ids[EXACT_PIPELINES] = {
@@ -244,7 +246,8 @@ static vkcol_result exact_pass(batch_scope *s, exact_buffers *b, const vkcol_pai
 		// walk pass, after the three regions (bound as level 0, the walk
 		// pass reads them there).
 		gpu_pipeline_dispatch(s->gpu, cmd, b->pipes[EXACT_SETUP], b->sets[EXACT_SETUP][0], &params, groups);
-		listed_pass(s, cmd, b, &params, VKCOL_ARGS_FOR_SEARCH, EXACT_SEARCH, b->sets[EXACT_SEARCH][1], VKCOL_ARGS_SEARCH);
+		listed_pass(s, cmd, b, &params, VKCOL_ARGS_FOR_SEARCH, EXACT_SEARCH, b->sets[EXACT_SEARCH][1],
+		            VKCOL_ARGS_SEARCH);
 		listed_pass(s, cmd, b, &params, VKCOL_ARGS_FOR_WALK, EXACT_WALK, b->sets[EXACT_WALK][0], VKCOL_ARGS_WALK);
 		// Two levels more than the traversal needs: the last leaf pairs'
 		// separating axes, then their confirmations.
@@ -273,7 +276,8 @@ static vkcol_result exact_pass(batch_scope *s, exact_buffers *b, const vkcol_pai
 			for (size_t k = 0; k < CORE_COUNT_OF(passes); k++) {
 				if (passes[k].pipe == EXACT_DIVE && b->budget <= 1)
 					continue;
-				gpu_pipeline_dispatch(s->gpu, cmd, b->pipes[passes[k].pipe], b->sets[passes[k].pipe][parity], &params, 0);
+				int pipe = passes[k].pipe;
+				gpu_pipeline_dispatch(s->gpu, cmd, b->pipes[pipe], b->sets[pipe][parity], &params, 0);
 				s->gpu->vk.vkCmdDispatchIndirect(cmd, b->args.buffer, ARGS_AT(passes[k].dispatch));
 			}
 		}

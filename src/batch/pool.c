@@ -303,7 +303,8 @@ static vkcol_result pool_build(batch_scope *s, bool clearance)
 				pool->max_depth = s->meshes->slots[i].cpu.tree.depth;
 			uint32_t clusters = (nv + VKCOL_CLUSTER_SIZE - 1) / VKCOL_CLUSTER_SIZE;
 			cluster_total += clusters + (clusters + VKCOL_GROUP_CLUSTERS - 1) / VKCOL_GROUP_CLUSTERS +
-			                 VKCOL_CONE_FLOATS / 4 + VKCOL_INNER_BALLS + clearance_texels(&s->meshes->slots[i].clearance);
+			                 VKCOL_CONE_FLOATS / 4 + VKCOL_INNER_BALLS +
+			                 clearance_texels(&s->meshes->slots[i].clearance);
 			max_vertices = nv > max_vertices ? nv : max_vertices;
 			cubes[pool_array_index(s->meshes->slots[i].cube.resolution)]++;
 		}
@@ -366,9 +367,9 @@ static vkcol_result pool_build(batch_scope *s, bool clearance)
 	for (uint32_t k = 0; k < VKCOL_MAP_ARRAYS; k++) {
 		uint32_t levels = pool_array_index(4u << k) + 3; // log2(4 << k) + 1
 		cubemap_image_barrier(s->gpu, cmd, pool->arrays[k].image, levels, 6 * pool->arrays[k].cubes,
-		                           VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 0,
-		                           VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT,
-		                           VK_PIPELINE_STAGE_TRANSFER_BIT);
+		                      VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 0,
+		                      VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT,
+		                      VK_PIPELINE_STAGE_TRANSFER_BIT);
 	}
 	uint32_t next_cube[VKCOL_MAP_ARRAYS] = {0};
 	uint64_t vertex_first = 0;
@@ -435,10 +436,10 @@ static vkcol_result pool_build(batch_scope *s, bool clearance)
 		piece_next += VKCOL_PIECE_VERTICES * piece_count;
 		vertex_first += used_vertices;
 
-		cubemap_image_barrier(s->gpu, cmd, mesh->cube.image, mesh->cube.levels, 6, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL,
-		                           VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, VK_ACCESS_SHADER_READ_BIT,
-		                           VK_ACCESS_TRANSFER_READ_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
-		                           VK_PIPELINE_STAGE_TRANSFER_BIT);
+		cubemap_image_barrier(s->gpu, cmd, mesh->cube.image, mesh->cube.levels, 6,
+		                      VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
+		                      VK_ACCESS_SHADER_READ_BIT, VK_ACCESS_TRANSFER_READ_BIT,
+		                      VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT);
 		VkImageCopy regions[16];
 		for (uint32_t l = 0; l < mesh->cube.levels; l++) {
 			uint32_t n = mesh->cube.resolution >> l;
@@ -449,19 +450,19 @@ static vkcol_result pool_build(batch_scope *s, bool clearance)
 			};
 		}
 		s->gpu->vk.vkCmdCopyImage(cmd, mesh->cube.image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, pool->arrays[k].image,
-		                       VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, mesh->cube.levels, regions);
+		                          VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, mesh->cube.levels, regions);
 		cubemap_image_barrier(s->gpu, cmd, mesh->cube.image, mesh->cube.levels, 6, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
-		                           VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL, VK_ACCESS_TRANSFER_READ_BIT,
-		                           VK_ACCESS_SHADER_READ_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT,
-		                           VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT);
+		                      VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL, VK_ACCESS_TRANSFER_READ_BIT,
+		                      VK_ACCESS_SHADER_READ_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT,
+		                      VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT);
 		next_cube[k]++;
 	}
 	for (uint32_t k = 0; k < VKCOL_MAP_ARRAYS; k++) {
 		uint32_t levels = pool_array_index(4u << k) + 3;
 		cubemap_image_barrier(s->gpu, cmd, pool->arrays[k].image, levels, 6 * pool->arrays[k].cubes,
-		                           VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL,
-		                           VK_ACCESS_TRANSFER_WRITE_BIT, VK_ACCESS_SHADER_READ_BIT,
-		                           VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT);
+		                      VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL,
+		                      VK_ACCESS_TRANSFER_WRITE_BIT, VK_ACCESS_SHADER_READ_BIT,
+		                      VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT);
 	}
 	gpu_barrier_all(s->gpu, cmd);
 	TRY(gpu_submit_once(s->gpu, cmd));
@@ -478,7 +479,8 @@ static vkcol_result pool_build(batch_scope *s, bool clearance)
 	// Sized now that the pieces are counted (usually a few per mesh).
 	if ((uint64_t)piece_next * 4 > s->gpu->props.limits.maxStorageBufferRange) {
 		CORE_ERROR(env, "the meshes of this context have %u connected pieces; one batch binding holds at most %u",
-		           piece_next / VKCOL_PIECE_VERTICES, s->gpu->props.limits.maxStorageBufferRange / 4 / VKCOL_PIECE_VERTICES);
+		           piece_next / VKCOL_PIECE_VERTICES,
+		           s->gpu->props.limits.maxStorageBufferRange / 4 / VKCOL_PIECE_VERTICES);
 		res = VKCOL_ERROR_TOO_LARGE;
 		goto cleanup;
 	}

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Clearance field of a distance cube map (clearance.h). Used, like the cone
 // bounds, to skip vertex clusters in the cube-map test of Intel's
-// US 7,928,993. Point-to-triangle distance: mesh.c's closest point by the
+// US 7,928,993. Point-to-triangle distance: mesh_cpu.c's closest point by the
 // Voronoi regions of C. Ericson, "Real-Time Collision Detection" (Morgan
 // Kaufmann, 2005), section 5.1.5, with an edge fallback for triangles
 // without area.

@@ -28,23 +28,21 @@ typedef struct clearance_field {
 
 // Builds the field of mesh m for a map of the given resolution. With U the
 // union of the tetrahedra (origin, triangle) over the mesh's triangles, and
-// delta the angle the filter reaches (cone_filter_reach), value(p) is
-// 0 (no clearance) or at most dist(p, U) - delta |p - origin|, less a
-// margin for float rounding.
-// A point x that the filtered map calls inside (|x - o| <= G(x - o)) has a
-// texel direction u within delta of x's whose ray meets the surface at
-// G(u) >= |x - o|, so the point at distance |x - o| along u lies in U and
-// dist(x, U) <= delta |x - o|. Hence, for any grid point p, x is outside by
-// the map when value(p) > (1 + delta) |x - p|, and every point of a ball
-// (c, r) is when value(p) > (1 + delta) (|c - p| + r) (never for a value
-// of 0). Only approx mode reads the field: the batch pool builds it, on the
-// CPU, for each mesh that has none when an approx batch first needs the
-// pool (batch.c's pool_build), so contexts that run exact batches alone never pay
-// for it. The grid's rows are shared among one thread per core (up to 16,
-// the caller's among them; started and joined here): the values do not
-// depend on how many.
-// Returns VKCOL_ERROR_OUT_OF_HOST_MEMORY when the values cannot be
-// allocated.
+// delta the angle the filter reaches (cone_filter_reach), value(p) is 0 (no
+// clearance) or at most dist(p, U) - delta |p - origin|, less a margin for
+// float rounding. A point x that the filtered map calls inside (|x - o| <=
+// G(x - o)) has a texel direction u within delta of x's whose ray meets the
+// surface at G(u) >= |x - o|, so the point at distance |x - o| along u lies
+// in U and dist(x, U) <= delta |x - o|. Hence, for any grid point p, x is
+// outside by the map when value(p) > (1 + delta) |x - p|, and every point of
+// a ball (c, r) is when value(p) > (1 + delta) (|c - p| + r) (never for a
+// value of 0). Only approx mode reads the field: the batch pool builds it, on
+// the CPU, for each mesh that has none when an approx batch first needs the
+// pool (batch/pool.c's pool_ensure), so contexts that run exact batches alone
+// never pay for it. The grid's rows are shared among one thread per core (up
+// to 16, the caller's among them; started and joined here): the values do not
+// depend on how many. Returns VKCOL_ERROR_OUT_OF_HOST_MEMORY when the values
+// cannot be allocated.
 vkcol_result clearance_build(const core_env *env, const mesh_cpu *m, uint32_t resolution, clearance_field *out);
 
 void clearance_free(const core_env *env, clearance_field *f);

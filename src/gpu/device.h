@@ -64,7 +64,7 @@ struct gpu_device {
 	VkCommandPool command_pool; // for one-shot submissions (gpu_begin_once)
 	VkFence fence;
 
-	gpu_scratch scratch[GPU_SCRATCH_SLOTS]; // buffers kept between calls (memory.h)
+	gpu_scratch scratch[GPU_SCRATCH_SLOTS]; // buffers kept between calls (gpu/memory.h)
 	uint64_t scratch_created;               // buffers gpu_scratch_get has created (tests)
 };
 

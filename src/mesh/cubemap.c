@@ -214,15 +214,17 @@ vkcol_result cubemap_build(gpu_device *gpu, pipeline_table *pipelines, cubemap_s
 		gpu_pipeline_dispatch(gpu, cmd, mip, mip_set, &mp, groups_for(6ull * n * n));
 	}
 	gpu_barrier_all(gpu, cmd);
-	cubemap_image_barrier(gpu, cmd, out->image, levels, 6, VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 0,
-	              VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT);
+	cubemap_image_barrier(gpu, cmd, out->image, levels, 6, VK_IMAGE_LAYOUT_UNDEFINED,
+	                      VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 0, VK_ACCESS_TRANSFER_WRITE_BIT,
+	                      VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT);
 	VkBufferImageCopy regions[16];
 	level_copies(resolution, levels, regions);
-	gpu->vk.vkCmdCopyBufferToImage(cmd, texels.buffer, out->image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, levels, regions);
+	gpu->vk.vkCmdCopyBufferToImage(cmd, texels.buffer, out->image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, levels,
+	                               regions);
 	cubemap_image_barrier(gpu, cmd, out->image, levels, 6, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
-	              VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL, VK_ACCESS_TRANSFER_WRITE_BIT,
-	              VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_TRANSFER_READ_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT,
-	              VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT);
+	                      VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL, VK_ACCESS_TRANSFER_WRITE_BIT,
+	                      VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_TRANSFER_READ_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT,
+	                      VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT);
 	TRY(gpu_submit_once(gpu, cmd));
 
 	// Star-shapedness from level 0: where a ray meets the surface at two
@@ -264,15 +266,15 @@ vkcol_result cubemap_read(gpu_device *gpu, const cubemap *map, float *texels)
 	VkCommandBuffer cmd;
 	TRY(gpu_begin_once(gpu, &cmd));
 	cubemap_image_barrier(gpu, cmd, map->image, map->levels, 6, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL,
-	              VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, VK_ACCESS_SHADER_READ_BIT, VK_ACCESS_TRANSFER_READ_BIT,
-	              VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT);
+	                      VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, VK_ACCESS_SHADER_READ_BIT, VK_ACCESS_TRANSFER_READ_BIT,
+	                      VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT);
 	VkBufferImageCopy regions[16];
 	level_copies(map->resolution, map->levels, regions);
 	gpu->vk.vkCmdCopyImageToBuffer(cmd, map->image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, staging.buffer, map->levels,
 	                               regions);
 	cubemap_image_barrier(gpu, cmd, map->image, map->levels, 6, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
-	              VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL, VK_ACCESS_TRANSFER_READ_BIT, VK_ACCESS_SHADER_READ_BIT,
-	              VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT);
+	                      VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL, VK_ACCESS_TRANSFER_READ_BIT, VK_ACCESS_SHADER_READ_BIT,
+	                      VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT);
 	gpu_barrier_all(gpu, cmd);
 	TRY(gpu_submit_once(gpu, cmd));
 	TRY(gpu_readback(gpu, &staging, 0, texels, total * 8));
