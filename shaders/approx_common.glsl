@@ -1,39 +1,23 @@
 // SPDX-License-Identifier: MIT
 // What the approx mode passes (approx_pairs.comp, approx_groups.comp,
-// approx_jobs.comp) share: their bindings (but the results, which each
-// declares as it writes them), the statistics counters, the vertex test of
-// one cluster, the culling of groups and clusters by their balls and the
-// job lists.
+// approx_jobs.comp) share: their bindings (pools.glsl and approx mode's
+// own; the results each declares as it writes them), the statistics
+// counters, the vertex test of one cluster, the culling of groups and
+// clusters by their balls and the job lists.
 #ifndef VKCOL_APPROX_COMMON_GLSL
 #define VKCOL_APPROX_COMMON_GLSL
 
 layout(local_size_x_id = 0) in;
-// Bindings 0, 1, 2 and 5 (pairs, meshes, vertices, clusters) are read
-// through their texel views below instead.
-layout(std430, set = 0, binding = 4) buffer Stats { uint stats[]; };
-layout(std430, set = 0, binding = 6) buffer Jobs { uvec2 jobs[]; };
-layout(std430, set = 0, binding = 7) buffer JobArgs { uint job_args[]; };
-layout(set = 0, binding = 8) uniform samplerCubeArray maps[VKCOL_MAP_ARRAYS];
-// Read-only data as RGBA32UI texels (uniform texel buffers, bitcast where
-// float; why: record_texels.glsl). The pairs, the mesh records, the vertex
-// pool, the cluster pool (cluster and group spheres, centre and radius, and
-// the cone bounds) and the job lists (two jobs per texel; a pass reads the
-// lists earlier passes wrote through binding 6).
-layout(set = 0, binding = 9) uniform usamplerBuffer pair_texels;
-layout(set = 0, binding = 10) uniform usamplerBuffer mesh_texels;
-layout(set = 0, binding = 11) uniform usamplerBuffer vertex_texels;
-layout(set = 0, binding = 12) uniform usamplerBuffer cluster_texels;
-layout(set = 0, binding = 13) uniform usamplerBuffer job_texels;
 layout(push_constant) uniform Push { vkcol_approx_params params; };
+#include "pools.glsl"
+layout(std430, set = 0, binding = VKCOL_APPROX_BINDING_STATS) buffer Stats { uint stats[]; };
+// The job lists (shared.h): written here, read by the passes after through
+// their texel view, two jobs per texel.
+layout(std430, set = 0, binding = VKCOL_APPROX_BINDING_JOBS) buffer Jobs { uvec2 jobs[]; };
+layout(set = 0, binding = VKCOL_APPROX_BINDING_JOB_TEXELS) uniform usamplerBuffer job_texels;
+layout(std430, set = 0, binding = VKCOL_APPROX_BINDING_JOB_ARGS) buffer JobArgs { uint job_args[]; };
 
-#include "record_texels.glsl"
-
-vec4 cluster_at(uint i)
-{
-	return uintBitsToFloat(texelFetch(cluster_texels, int(i)));
-}
-
-// Job i of binding 6.
+// Job i of the job lists.
 uvec2 job_at(uint i)
 {
 	uvec4 two = texelFetch(job_texels, int(i >> 1u));
@@ -87,12 +71,11 @@ bool ball_may_hit(vkcol_gpu_mesh to, mat3 r, vec3 t, vec4 cs, bool cones, out fl
 	return !(cones && cone_beyond(to, off, sqrt(d2), cs.w));
 }
 
-// The job lists of binding 6 (shared.h): cluster jobs, group jobs, spilled
-// pairs.
-const uint CLUSTER_JOBS = 0u, GROUP_JOBS = 1u, SPILLED_PAIRS = 2u;
+// The job lists (shared.h): cluster jobs, group jobs, spilled pairs.
+const uint CLUSTER_JOBS = VKCOL_JOBS_CLUSTER, GROUP_JOBS = VKCOL_JOBS_GROUP, SPILLED_PAIRS = VKCOL_JOBS_SPILLED;
 
-// Where job list `list` (CLUSTER_JOBS or GROUP_JOBS) starts in binding 6,
-// and how many jobs it holds.
+// Where job list `list` (CLUSTER_JOBS or GROUP_JOBS) starts in the job
+// lists, and how many jobs it holds.
 uint list_base(uint list)
 {
 	return list == CLUSTER_JOBS ? 0u : params.job_capacity;
@@ -104,13 +87,13 @@ uint list_capacity(uint list)
 }
 
 // Reserves n slots of job list `list` (CLUSTER_JOBS or GROUP_JOBS): the
-// binding 6 index of the first, or NONE when the list is full. Slots of a
+// index of the first in the job lists, or NONE when the list is full. Slots of a
 // failed reservation that lie within the list are marked empty (every later
 // reservation fails too, so no valid job follows them).
 uint reserve_jobs(uint list, uint n)
 {
 	uint base = list_base(list), capacity = list_capacity(list);
-	uint first = atomicAdd(job_args[4u * list + 3u], n);
+	uint first = atomicAdd(job_args[4u * list + VKCOL_JOB_COUNT], n);
 	if (first + n > capacity) {
 		for (uint s = first; s < capacity; s++)
 			jobs[base + s] = uvec2(NONE, 0u);
@@ -240,7 +223,7 @@ uint group_mask(side s, uint g, out uint closest)
 // Lists pair p for approx_pairs.comp's spilled variant (shared.h).
 void spill(uint p)
 {
-	uint at = atomicAdd(job_args[4u * SPILLED_PAIRS + 3u], 1u);
+	uint at = atomicAdd(job_args[4u * SPILLED_PAIRS + VKCOL_JOB_COUNT], 1u);
 	jobs[params.job_capacity + params.group_capacity + at] = uvec2(p, 0u);
 	atomicMax(job_args[4u * SPILLED_PAIRS], at / gl_WorkGroupSize.x + 1u);
 }

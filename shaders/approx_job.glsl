@@ -7,7 +7,7 @@
 
 // The results as words: (collide, stage, penetration bits, spilled) per pair
 // (shared.h). Depths are >= 0, so their bit patterns order as the floats do.
-layout(std430, set = 0, binding = 3) buffer Results { uint result_words[]; };
+layout(std430, set = 0, binding = VKCOL_BINDING_RESULTS) buffer Results { uint result_words[]; };
 
 // This invocation's job of list `list` (CLUSTER_JOBS or GROUP_JOBS): its
 // pair p, its cluster or group, and the side of the pair it names. False
@@ -18,7 +18,7 @@ bool open_job(uint list, out uint p, out uint index, out side s)
 	uint i = linear_group_id() * gl_WorkGroupSize.x + gl_LocalInvocationID.x;
 	p = NONE;
 	index = 0u;
-	if (i >= min(job_args[4u * list + 3u], list_capacity(list)))
+	if (i >= min(job_args[4u * list + VKCOL_JOB_COUNT], list_capacity(list)))
 		return false;
 	uvec2 job = job_at(list_base(list) + i);
 	p = job.x;

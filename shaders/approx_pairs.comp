@@ -36,13 +36,12 @@
 #include "pair_common.glsl"
 #include "approx_common.glsl"
 
-layout(std430, set = 0, binding = 3) writeonly buffer Results { vkcol_gpu_result results[]; };
+layout(std430, set = 0, binding = VKCOL_BINDING_RESULTS) writeonly buffer Results { vkcol_gpu_result results[]; };
 
-// The variant for the spilled pairs (shared.h): a specialization constant,
-// so that the other variant holds none of its code (which a SIMD driver
-// would run, masked, for every pair).
-layout(constant_id = VKCOL_SPEC_VARIANT) const uint VARIANT = 0u;
-const bool SPILLED = VARIANT == 1u;
+// The variant for the spilled pairs (shared.h; approx_spilled in
+// shaders/meson.build): the other variant holds none of its code (which a
+// SIMD driver would run, masked, for every pair).
+const bool SPILLED = VKCOL_VARIANT == 1;
 
 // Finds the groups of s.from that may hold an inside vertex and tests, here,
 // the nearest cluster of the nearest of them: when the meshes collide its
@@ -124,14 +123,14 @@ float test_all(side ba, side ab)
 void main()
 {
 	uint i = linear_group_id() * gl_WorkGroupSize.x + gl_LocalInvocationID.x;
-	if (i >= (SPILLED ? job_args[4u * SPILLED_PAIRS + 3u] : params.pair_count))
+	if (i >= (SPILLED ? job_args[4u * SPILLED_PAIRS + VKCOL_JOB_COUNT] : params.pair_count))
 		return;
 	uint p = SPILLED ? job_at(params.job_capacity + params.group_capacity + i).x : i;
 	vkcol_gpu_pair pr = pair_at(p);
 	vkcol_gpu_mesh a = mesh_of(pr.mesh_a), b = mesh_of(pr.mesh_b);
 	pair_frames f = make_frames(pr);
 	if (!bounds_overlap(a, b, f, 0.0)) {
-		results[p] = vkcol_gpu_result(0u, VKCOL_STAGE_BOUNDS, 0.0, 0u);
+		results[p] = vkcol_gpu_result(0u, VKCOL_GPU_STAGE_BOUNDS, 0.0, 0u);
 		return;
 	}
 	// Stage 1: overlapping inner balls; the nearest cluster of B's vertices
@@ -158,6 +157,6 @@ void main()
 			spill(p);
 	}
 	// Word 3: spilled (listed once, shared.h), until the spilled variant.
-	results[p] = vkcol_gpu_result(depth >= 0.0 ? 1u : 0u, VKCOL_STAGE_CUBE_MAP, max(depth, 0.0), room ? 0u : 1u);
+	results[p] = vkcol_gpu_result(depth >= 0.0 ? 1u : 0u, VKCOL_GPU_STAGE_CUBE_MAP, max(depth, 0.0), room ? 0u : 1u);
 	add_stats();
 }

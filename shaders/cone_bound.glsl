@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Cone bounds and clearance fields of the distance cube maps
-// (src/cone_bound.c, src/clearance.c, layouts in shared.h): the including
-// shader defines `vec4 cluster_at(uint)`, which reads the pool that holds
-// each mesh's bounds from its cone_first on.
+// (src/geometry/cone_bound.c, src/geometry/clearance.c, layouts in shared.h):
+// the including shader defines `vec4 cluster_at(uint)`, which reads the pool
+// that holds each mesh's bounds from its cone_first on.
 #ifndef VKCOL_CONE_BOUND_GLSL
 #define VKCOL_CONE_BOUND_GLSL
 
@@ -49,9 +49,9 @@ bool cone_beyond(vkcol_gpu_mesh to, vec3 d, float len, float rho)
 	return len - rho > cluster_at(to.cone_first + (at >> 2))[at & 3u];
 }
 
-// A mesh's clearance field (src/clearance.h): grid = (minimum, cell edge),
-// more = (points per axis as uint bits, the filter's reach); values: where
-// its values start in the cluster pool.
+// A mesh's clearance field (src/geometry/clearance.h): grid = (minimum, cell
+// edge), more = (points per axis as uint bits, the filter's reach); values:
+// where its values start in the cluster pool.
 struct clearance_grid {
 	vec4 grid, more;
 	uint values;

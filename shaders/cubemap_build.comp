@@ -2,7 +2,7 @@
 // Distance cube map, level 0 (Intel, US 7,928,993: a cube map whose texel in
 // direction d holds the distance from the mesh's origin to its surface along
 // d). One invocation per texel casts the ray from the origin through the
-// texel centre through the mesh's flattened AABB tree (stack traversal) and
+// texel centre through the mesh's flattened AABB tree (tree_walk.glsl) and
 // records the nearest hit (R, "inner") and the farthest hit (G, "outer").
 // A ray that hits nothing stores (0, 0): no surface in that direction.
 #version 450
@@ -10,30 +10,31 @@
 #include "common.glsl"
 
 layout(local_size_x_id = 0) in;
-layout(std430, set = 0, binding = 0) readonly buffer Vertices { vkcol_gpu_vertex vertices[]; };
-layout(std430, set = 0, binding = 1) readonly buffer Triangles { vkcol_gpu_triangle triangles[]; };
-layout(std430, set = 0, binding = 2) readonly buffer Nodes { vkcol_gpu_node nodes[]; };
-layout(std430, set = 0, binding = 3) writeonly buffer Texels { vec2 texels[]; };
+layout(std430, set = 0, binding = VKCOL_CUBEMAP_BINDING_VERTICES)
+readonly buffer Vertices { vkcol_gpu_vertex vertices[]; };
+layout(std430, set = 0, binding = VKCOL_CUBEMAP_BINDING_TRIANGLES)
+readonly buffer Triangles { vkcol_gpu_triangle triangles[]; };
+layout(std430, set = 0, binding = VKCOL_CUBEMAP_BINDING_NODES)
+readonly buffer Nodes { vkcol_gpu_node nodes[]; };
+layout(std430, set = 0, binding = VKCOL_CUBEMAP_BINDING_TEXELS)
+writeonly buffer Texels { vec2 texels[]; };
 layout(push_constant) uniform Push { vkcol_cubemap_build_params params; };
 
 // Barycentric slack: a ray through a shared edge must hit at least one of its
 // two triangles despite float rounding (a hit on both changes neither the
 // nearest nor the farthest distance).
 const float EDGE_EPS = 1e-6;
-const uint STACK_SIZE = 64u; // > max tree depth (48) + 1
+
+vkcol_gpu_node tree_node(uint i)
+{
+	return nodes[i];
+}
+
+#include "tree_walk.glsl"
 
 vec3 vertex(uint i)
 {
 	return vec3(vertices[i].x, vertices[i].y, vertices[i].z);
-}
-
-// Ray-box slab test; returns (t_enter, t_exit), empty when t_enter > t_exit.
-vec2 ray_box(vec3 o, vec3 inv_d, vkcol_gpu_node n)
-{
-	vec3 t0 = (vec3(n.min_x, n.min_y, n.min_z) - o) * inv_d;
-	vec3 t1 = (vec3(n.max_x, n.max_y, n.max_z) - o) * inv_d;
-	vec3 lo = min(t0, t1), hi = max(t0, t1);
-	return vec2(max(max(lo.x, lo.y), max(lo.z, 0.0)), min(min(hi.x, hi.y), hi.z));
 }
 
 void main()
@@ -47,30 +48,17 @@ void main()
 	uint i = texel % n;
 	vec3 o = vec3(params.origin_x, params.origin_y, params.origin_z);
 	vec3 d = normalize(cube_texel_direction(face, i, j, n));
-	// Zero components give infinities, which the slab test handles.
-	vec3 inv_d = 1.0 / d;
-
+	// A box is missed by more than rounding when the ray's span in it is
+	// empty by 1e-5 of the distances involved, and by 1e-5 of a length unit
+	// near the origin. A box wholly between the nearest and farthest hits
+	// found so far cannot change either: settled.
+	tree_ray ray = tree_ray_of(o, 1.0 / d, 3.4e38, 0.0, 1e-5);
 	float nearest = 3.4e38, farthest = -1.0;
-	uint stack[STACK_SIZE];
-	uint top = 0u;
-	stack[top++] = 0u;
-	while (top > 0u) {
-		vkcol_gpu_node node = nodes[stack[--top]];
-		vec2 span = ray_box(o, inv_d, node);
-		// Slack for rounding, relative to the distances involved.
-		float slack = 1e-5 * max(span.y, 1.0);
-		if (span.x > span.y + slack)
-			continue;
-		// A box wholly between the nearest and farthest hits found so far
-		// cannot change either.
-		if (farthest >= 0.0 && span.x >= nearest && span.y <= farthest)
-			continue;
-		if (node.count == 0u) {
-			stack[top++] = node.first;
-			stack[top++] = node.first + 1u;
-			continue;
-		}
-		for (uint k = node.first; k < node.first + node.count; k++) {
+	tree_walk_start(0u);
+	while (tree_walk_more()) {
+		ray.settled = vec2(nearest, farthest);
+		uvec2 leaf = tree_walk_step(ray, true);
+		for (uint k = leaf.x; k < leaf.x + leaf.y; k++) {
 			vkcol_gpu_triangle tri = triangles[k];
 			vec3 a = vertex(tri.v0), b = vertex(tri.v1), c = vertex(tri.v2);
 			// Möller-Trumbore ray/triangle intersection.

@@ -7,7 +7,7 @@
 #include "common.glsl"
 
 layout(local_size_x_id = 0) in;
-layout(std430, set = 0, binding = 0) buffer Texels { vec2 texels[]; };
+layout(std430, set = 0, binding = VKCOL_CUBEMAP_MIP_BINDING_TEXELS) buffer Texels { vec2 texels[]; };
 layout(push_constant) uniform Push { vkcol_cubemap_mip_params params; };
 
 void main()

@@ -1,9 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Bindings and helpers shared by the exact-mode shaders (exact_*.comp): one
-// binding layout for all nine exact pipelines (exact_setup.comp's three
-// variants, exact_leaves.comp's two, exact_args, exact_traverse, exact_dive,
-// exact_contain), so the host writes the same bindings into each pipeline's
-// two sets, one per frontier parity, once per batch.
+// binding layout (pools.glsl's and exact mode's own, shared.h) for all the
+// exact pipelines, so the host writes the same bindings into each
+// pipeline's two sets, one per frontier parity, once per batch.
 // Method: breadth-first traversal of both meshes' flattened AABB trees on the
 // GPU, one dispatch per level sized by the previous level's counter through
 // vkCmdDispatchIndirect (Xiao & Shi, "GPGPU-based real-time collision
@@ -11,53 +10,38 @@
 #ifndef VKCOL_EXACT_COMMON_GLSL
 #define VKCOL_EXACT_COMMON_GLSL
 
-layout(std430, set = 0, binding = 3) buffer Results { vkcol_gpu_result results[]; };
-// Bindings 0, 1, 2, 4 and 5 (pairs, meshes, and the vertex, node and
-// triangle pools as storage buffers) are read through their texel views
-// (bindings 20, 21, 16, 15 and 17) instead, as binding 12 below.
-layout(std430, set = 0, binding = 6) readonly buffer Pieces { uint pieces[]; };
+layout(push_constant) uniform Push { vkcol_exact_params params; };
+#include "pools.glsl"
+layout(std430, set = 0, binding = VKCOL_BINDING_RESULTS) buffer Results { vkcol_gpu_result results[]; };
+// The node pool (VKCOL_NODE_TEXELS texels per node: its box, then its slab)
+// and the triangle pool, read as pools.glsl reads the others.
+layout(set = 0, binding = VKCOL_EXACT_BINDING_NODES) uniform usamplerBuffer node_texels;
+layout(set = 0, binding = VKCOL_EXACT_BINDING_TRIANGLES) uniform usamplerBuffer triangle_texels;
+layout(std430, set = 0, binding = VKCOL_EXACT_BINDING_PIECES) readonly buffer Pieces { uint pieces[]; };
 // Coherent: traversal invocations (exact_dive.comp's too) poll the hit
 // counts other invocations of the same dispatch write (a pair stops once any
 // of its items found a hit).
-layout(std430, set = 0, binding = 7) coherent buffer State { uvec2 state[]; }; // per pair: hits, flags
-// The frontier the next level reads (params.capacity items): level l reads
-// frontier l % 2 through binding 19 and appends to the other one here; the
-// host binds each level's pair (exact_setup.comp writes level 0's).
-layout(std430, set = 0, binding = 8) writeonly buffer Frontier { uvec4 frontier[]; };
-layout(std430, set = 0, binding = 9) buffer Counters { uint counters[]; };
-layout(std430, set = 0, binding = 10) buffer Args { uint args[]; };
-layout(std430, set = 0, binding = 11) buffer Frames { uvec4 frames[]; }; // VKCOL_FRAME_VEC4S per pair (bits)
-// Binding 12 (the cluster pool, centre and radius per vec4) is read through
-// its texel view (binding 22).
-layout(std430, set = 0, binding = 13) buffer List { uvec4 list[]; }; // pair, triangle a, triangle b (originals), 0
-layout(set = 0, binding = 14) uniform samplerCubeArray maps[VKCOL_MAP_ARRAYS];
-// Read-only data as RGBA32UI texels (uniform texel buffers, bitcast where
-// float; why: record_texels.glsl). The node pool (VKCOL_NODE_TEXELS per
-// node: its box, then its slab), the vertex pool, the triangle pool, the
-// pair frames (written by exact_setup.comp through binding 11) and the
-// frontier the level reads (the level before wrote it through binding 8),
-// the pairs, the mesh records and the cluster pool.
-layout(set = 0, binding = 15) uniform usamplerBuffer node_texels;
-layout(set = 0, binding = 16) uniform usamplerBuffer vertex_texels;
-layout(set = 0, binding = 17) uniform usamplerBuffer triangle_texels;
-layout(set = 0, binding = 18) uniform usamplerBuffer frame_texels;
-layout(set = 0, binding = 19) uniform usamplerBuffer frontier_texels;
-layout(set = 0, binding = 20) uniform usamplerBuffer pair_texels;
-layout(set = 0, binding = 21) uniform usamplerBuffer mesh_texels;
-layout(set = 0, binding = 22) uniform usamplerBuffer cluster_texels;
-layout(push_constant) uniform Push { vkcol_exact_params params; };
+// Per pair: hits, flags.
+layout(std430, set = 0, binding = VKCOL_EXACT_BINDING_STATE) coherent buffer State { uvec2 state[]; };
+// The frontiers: level l reads frontier l % 2 through its texel view and
+// appends to the other one (params.capacity items, then the candidate and
+// confirmation entries); the host binds each level's pair (exact_setup.comp
+// writes level 0's).
+layout(std430, set = 0, binding = VKCOL_EXACT_BINDING_FRONTIER_OUT) writeonly buffer Frontier { uvec4 frontier[]; };
+layout(set = 0, binding = VKCOL_EXACT_BINDING_FRONTIER_IN) uniform usamplerBuffer frontier_texels;
+layout(std430, set = 0, binding = VKCOL_EXACT_BINDING_COUNTERS) buffer Counters { uint counters[]; };
+layout(std430, set = 0, binding = VKCOL_EXACT_BINDING_ARGS) buffer Args { uint args[]; };
+// VKCOL_FRAME_VEC4S per pair (bits), written by exact_setup.comp, read by
+// the later passes through the texel view.
+layout(std430, set = 0, binding = VKCOL_EXACT_BINDING_FRAMES) buffer Frames { uvec4 frames[]; };
+layout(set = 0, binding = VKCOL_EXACT_BINDING_FRAME_TEXELS) uniform usamplerBuffer frame_texels;
+// The triangle-pair list: pair, triangle a, triangle b (originals), 0.
+layout(std430, set = 0, binding = VKCOL_EXACT_BINDING_LIST) buffer List { uvec4 list[]; };
 
 // Triangle i of the pool: v0, v1, v2 (pool vertex indices), original index.
 uvec4 triangle_at(uint i)
 {
 	return texelFetch(triangle_texels, int(i));
-}
-
-// Entry i of the cluster pool (a cluster's bounding sphere, cone bounds, an
-// inner ball).
-vec4 cluster_at(uint i)
-{
-	return uintBitsToFloat(texelFetch(cluster_texels, int(i)));
 }
 
 // Node i's slab (aabb_tree.h): the encoded normal (xy, slab_normal), the
@@ -86,8 +70,6 @@ vkcol_gpu_node node_at(uint i)
 	return vkcol_gpu_node(uintBitsToFloat(lo.x), uintBitsToFloat(lo.y), uintBitsToFloat(lo.z), lo.w,
 	                      uintBitsToFloat(hi.x), uintBitsToFloat(hi.y), uintBitsToFloat(hi.z), hi.w);
 }
-
-#include "record_texels.glsl"
 
 vec3 node_min(vkcol_gpu_node n)
 {
@@ -189,7 +171,7 @@ uint region_counter(uint region)
 	     : region == REGION_LEAF ? VKCOL_COUNTER_LEAF
 	     : region == REGION_CAND ? VKCOL_COUNTER_CAND
 	     : region == REGION_CONFIRM ? VKCOL_COUNTER_CONFIRM
-	     : 0u;
+	     : VKCOL_COUNTER_BREADTH;
 }
 
 void region_slots(uint region, out uint base, out uint end)

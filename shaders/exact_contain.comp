@@ -18,7 +18,12 @@
 layout(local_size_x_id = 0) in;
 #include "exact_common.glsl"
 
-const uint STACK_SIZE = 64u; // > max tree depth (48) + 1
+vkcol_gpu_node tree_node(uint i)
+{
+	return node_at(i);
+}
+
+#include "tree_walk.glsl"
 
 // Crossings of the ray o + s d (s > 0) with mesh m's triangles, mod 2, or
 // 2 when this ray cannot tell. Whether the line o + s d passes through a
@@ -35,9 +40,7 @@ const uint STACK_SIZE = 64u; // > max tree depth (48) + 1
 // themselves, three zero products or mixed signs, are passed through by no
 // line), or when o lies within `slack` of the plane of a triangle its line
 // passes through (ahead or behind is then uncertain).
-// The loops end through their conditions, not a `return` (see
-// segment_clear in exact_setup.comp: lavapipe miscompiled an early return
-// in such a loop).
+// The walk is tree_walk.glsl's; its loops end through their conditions.
 // d . (a x b), computed so that swapping a and b negates it exactly: no
 // multiply-add contraction (`precise`), whose one rounding of a product
 // would differ between the two orders.
@@ -52,27 +55,16 @@ uint ray_parity(vkcol_gpu_mesh m, real3 o_real, vec3 d_float, real slack)
 {
 	// The walk through the tree in float, its boxes widened to cover o's
 	// rounding; the triangles in the precision of o.
-	vec3 o = vec3(o_real), inv_d = 1.0 / d_float;
+	vec3 o = vec3(o_real);
 	real3 d = real3(d_float);
 	float box_slack = float(slack) + 1e-6 * max(abs(o.x), max(abs(o.y), abs(o.z)));
-	uint stack[STACK_SIZE];
-	uint top = 0u;
-	stack[top++] = m.node_first;
+	tree_ray ray = tree_ray_of(o, 1.0 / d_float, 3.4e38, box_slack, 1e-30);
 	uint crossings = 0u;
 	bool unclear = false;
-	while (top > 0u && !unclear) {
-		vkcol_gpu_node n = node_at(stack[--top]);
-		vec3 t0 = (node_min(n) - vec3(box_slack) - o) * inv_d, t1 = (node_max(n) + vec3(box_slack) - o) * inv_d;
-		vec3 lo = min(t0, t1), hi = max(t0, t1);
-		float enter = max(max(lo.x, lo.y), max(lo.z, 0.0)), leave = min(min(hi.x, hi.y), hi.z);
-		if (enter > leave * (1.0 + 1e-5) + 1e-30)
-			continue;
-		if (n.count == 0u) {
-			stack[top++] = n.first;
-			stack[top++] = n.first + 1u;
-			continue;
-		}
-		for (uint k = n.first; k < n.first + n.count && !unclear; k++) {
+	tree_walk_start(m.node_first);
+	while (tree_walk_more() && !unclear) {
+		uvec2 leaf = tree_walk_step(ray, false);
+		for (uint k = leaf.x; k < leaf.x + leaf.y && !unclear; k++) {
 			uvec4 tri = triangle_at(k);
 			real3 v0 = real3(vertex_at(tri.x).xyz), v1 = real3(vertex_at(tri.y).xyz), v2 = real3(vertex_at(tri.z).xyz);
 			real3 p0 = v0 - o_real, p1 = v1 - o_real, p2 = v2 - o_real;
@@ -140,17 +132,17 @@ void main()
 	// wanted.
 	bool find_all = (params.flags & VKCOL_EXACT_FIND_ALL) != 0u;
 	if ((st.y & VKCOL_PAIR_OVERFLOW) != 0u && (find_all || st.x == 0u)) {
-		results[p] = vkcol_gpu_result(0u, VKCOL_STAGE_NONE, 0.0, 0u);
+		results[p] = vkcol_gpu_result(0u, VKCOL_GPU_STAGE_NONE, 0.0, 0u);
 		return;
 	}
 	// Listing: a triangle pair float could not decide may be missing from
 	// the list, so the CPU lists the pair.
 	if (find_all && (st.y & VKCOL_PAIR_UNDECIDED) != 0u) {
-		results[p] = vkcol_gpu_result(0u, VKCOL_STAGE_NONE, 0.0, VKCOL_RESULT_FOR_CPU);
+		results[p] = vkcol_gpu_result(0u, VKCOL_GPU_STAGE_NONE, 0.0, VKCOL_RESULT_FOR_CPU);
 		return;
 	}
 	if (st.x > 0u) {
-		results[p] = vkcol_gpu_result(1u, VKCOL_STAGE_TREE, 0.0, st.x);
+		results[p] = vkcol_gpu_result(1u, VKCOL_GPU_STAGE_TREE, 0.0, st.x);
 		return;
 	}
 	vkcol_gpu_pair pr = pair_at(p);
@@ -187,7 +179,7 @@ void main()
 		contained = contained == 1u ? 1u : unsure ? 2u : 0u;
 	}
 	bool undecided = contained == 2u || (contained == 0u && (st.y & VKCOL_PAIR_UNDECIDED) != 0u);
-	results[p] = undecided        ? vkcol_gpu_result(0u, VKCOL_STAGE_NONE, 0.0, VKCOL_RESULT_FOR_CPU)
-	             : contained == 1u ? vkcol_gpu_result(1u, VKCOL_STAGE_CONTAINMENT, 0.0, 0u)
-	                               : vkcol_gpu_result(0u, VKCOL_STAGE_TREE, 0.0, 0u);
+	results[p] = undecided        ? vkcol_gpu_result(0u, VKCOL_GPU_STAGE_NONE, 0.0, VKCOL_RESULT_FOR_CPU)
+	             : contained == 1u ? vkcol_gpu_result(1u, VKCOL_GPU_STAGE_CONTAINMENT, 0.0, 0u)
+	                               : vkcol_gpu_result(0u, VKCOL_GPU_STAGE_TREE, 0.0, 0u);
 }

@@ -27,7 +27,7 @@ layout(local_size_x_id = 0) in;
 void main()
 {
 	uint i = linear_group_id() * gl_WorkGroupSize.x + gl_LocalInvocationID.x;
-	if (i >= counters[VKCOL_COUNTER_DIVE + 2u])
+	if (i >= counters[VKCOL_COUNTER_DIVE + VKCOL_COUNTER_CLAMPED])
 		return;
 	uvec4 it = frontier_get(params.dive_base + i);
 	uint p = it.x;

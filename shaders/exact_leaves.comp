@@ -33,9 +33,9 @@ const uint VARIANT = VKCOL_VARIANT; // shaders/meson.build: exact_triangles 1, e
 void main()
 {
 	uint i = linear_group_id() * gl_WorkGroupSize.x + gl_LocalInvocationID.x;
-	uint count = VARIANT == 0u ? counters[VKCOL_COUNTER_LEAF + 2u]
-	           : VARIANT == 1u ? counters[VKCOL_COUNTER_CAND + 2u]
-	                           : counters[VKCOL_COUNTER_CONFIRM + 2u];
+	uint count = VARIANT == 0u ? counters[VKCOL_COUNTER_LEAF + VKCOL_COUNTER_CLAMPED]
+	           : VARIANT == 1u ? counters[VKCOL_COUNTER_CAND + VKCOL_COUNTER_CLAMPED]
+	                           : counters[VKCOL_COUNTER_CONFIRM + VKCOL_COUNTER_CLAMPED];
 	if (i >= count)
 		return;
 	// Variant 0: (pair, node of A, node of B, 0); variants 1 and 2: (pair,

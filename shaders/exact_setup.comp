@@ -45,7 +45,12 @@ layout(local_size_x_id = 0) in;
 #include "exact_common.glsl"
 #include "map_sample.glsl"
 
-const uint STACK_SIZE = 64u; // > max tree depth (48) + 1
+vkcol_gpu_node tree_node(uint i)
+{
+	return node_at(i);
+}
+
+#include "tree_walk.glsl"
 
 // Candidates are not kept a margin below the sampled inner distance: a
 // margin refused more witnesses than it saved confirmations, and a colliding
@@ -54,36 +59,18 @@ const uint STACK_SIZE = 64u; // > max tree depth (48) + 1
 
 // Does the segment from o to v stay clear of every triangle of mesh m (by
 // more than tol)? Conservative: anything it cannot rule out counts as a
-// crossing.
-//
-// No `return` inside the traversal loop: lavapipe (Mesa 22.3) miscompiled an
-// early return there (the stack pushes after it were lost, and the loop
-// revisited the root thousands of times); the loop ends through its
-// condition instead.
+// crossing. The walk (tree_walk.glsl) meets the boxes widened by tol, with
+// the segment's parameter in [0, 1] and a slack of 1e-6 of the segment.
 bool segment_clear(vkcol_gpu_mesh m, vec3 o, vec3 v, float tol)
 {
 	vec3 d = v - o;
 	vec3 safe = mix(vec3(1e-30), d, greaterThan(abs(d), vec3(1e-30)));
-	vec3 inv_d = 1.0 / safe;
-	uint stack[STACK_SIZE];
-	uint top = 0u;
-	stack[top++] = m.node_first;
+	tree_ray ray = tree_ray_of(o, 1.0 / safe, 1.0, tol, 1e-6);
 	bool clear = true;
-	while (top > 0u && clear) {
-		vkcol_gpu_node n = node_at(stack[--top]);
-		vec3 t0 = (node_min(n) - vec3(tol) - o) * inv_d, t1 = (node_max(n) + vec3(tol) - o) * inv_d;
-		vec3 lo = min(t0, t1), hi = max(t0, t1);
-		float enter = max(max(lo.x, lo.y), max(lo.z, 0.0));
-		float leave = min(min(hi.x, hi.y), min(hi.z, 1.0));
-		if (enter > leave * (1.0 + 1e-5) + 1e-6)
-			continue;
-		if (n.count == 0u) {
-			// Tree depth <= 48: the stack never holds more than 49 nodes.
-			stack[top++] = n.first;
-			stack[top++] = n.first + 1u;
-			continue;
-		}
-		for (uint k = n.first; k < n.first + n.count && clear; k++) {
+	tree_walk_start(m.node_first);
+	while (tree_walk_more() && clear) {
+		uvec2 leaf = tree_walk_step(ray, false);
+		for (uint k = leaf.x; k < leaf.x + leaf.y && clear; k++) {
 			uvec4 tri = triangle_at(k);
 			vec3 v0 = vertex_at(tri.x).xyz, v1 = vertex_at(tri.y).xyz, v2 = vertex_at(tri.z).xyz;
 			vec3 nrm = cross(v1 - v0, v2 - v0);
@@ -114,9 +101,9 @@ vec4 ball_of(vkcol_gpu_mesh m, uint i)
 
 // Do the inner balls of closed meshes a and b overlap (then the solids share
 // a point)? The origin's ball (index 0) and the mesh's ball_count more, each
-// inside its solid (src/mesh.c, find_inner_balls). Returns the overlap of
-// the first overlapping pair found (ra + rb - distance, a lower bound of
-// the depth), or -1.
+// inside its solid (src/geometry/mesh_cpu.c, find_inner_balls). Returns the
+// overlap of the first overlapping pair found (ra + rb - distance, a lower
+// bound of the depth), or -1.
 float inner_balls_overlap(vkcol_gpu_mesh a, vkcol_gpu_mesh b, pair_frames f)
 {
 	float depth = -1.0;
@@ -217,7 +204,7 @@ uvec4 nearest_clusters(vkcol_gpu_mesh from, vkcol_gpu_mesh to, mat3 r, vec3 t, v
 		}
 	}
 	uint leaf;
-	uvec4 descended = near_leaf_clusters(from, transpose(r) * (o - t), scan ? 0u : STACK_SIZE, leaf);
+	uvec4 descended = near_leaf_clusters(from, transpose(r) * (o - t), scan ? 0u : VKCOL_TREE_MAX_DEPTH, leaf);
 	return scan ? best : descended;
 }
 
@@ -399,7 +386,7 @@ bool tangent_candidate(vkcol_gpu_mesh from, vkcol_gpu_mesh to, mat3 r, vec3 t, v
 	float low = 3.4e38, scale = 1.0;
 	for (uint step = 0u; step < TANGENT_STEPS; step++) {
 		uint leaf;
-		uvec4 near = near_leaf_clusters(to, v, STACK_SIZE, leaf);
+		uvec4 near = near_leaf_clusters(to, v, VKCOL_TREE_MAX_DEPTH, leaf);
 		vec3 a = v;
 		float best = 3.4e38;
 		for (uint k = 0u; k < 4u * VKCOL_CLUSTER_SIZE; k++) {
@@ -411,7 +398,7 @@ bool tangent_candidate(vkcol_gpu_mesh from, vkcol_gpu_mesh to, mat3 r, vec3 t, v
 		vec3 n = slab_normal(slab_at(leaf));
 		n = dot(n, a - nearest_ball(to, a).xyz) < 0.0 ? -n : n;
 		scale = length(n);
-		near = near_leaf_clusters(from, transpose(r) * (a - t), STACK_SIZE, leaf);
+		near = near_leaf_clusters(from, transpose(r) * (a - t), VKCOL_TREE_MAX_DEPTH, leaf);
 		low = 3.4e38;
 		for (uint k = 0u; k < 4u * VKCOL_CLUSTER_SIZE; k++) {
 			vec3 x = r * vertex_at(cluster_vertex(from, near, k)).xyz + t;
@@ -426,7 +413,9 @@ bool tangent_candidate(vkcol_gpu_mesh from, vkcol_gpu_mesh to, mat3 r, vec3 t, v
 
 // 0: the setup pass (one invocation per pair); 1: the search pass (one per
 // pair the setup listed); 2: the walk pass (one per pair the search listed).
-layout(constant_id = VKCOL_SPEC_VARIANT) const uint VARIANT = 0u;
+// Compiled apart (exact_search, exact_walk: shaders/meson.build), so that
+// each pass holds only its own code.
+const uint VARIANT = VKCOL_VARIANT;
 
 #if VKCOL_FP64
 // The rotation of the quaternion w, x, y, z (any nonzero length), in double.
@@ -485,7 +474,7 @@ void setup_pass(uint p)
 	frames[VKCOL_FRAME_VEC4S * p + 3u] = floatBitsToUint(vec4(tol, pair_touch_distance(a, b, f.t_ba), 0.0, 0.0));
 	state[p] = uvec2(0u, 0u);
 	if (!bounds_overlap(a, b, f, tol)) {
-		results[p] = vkcol_gpu_result(0u, VKCOL_STAGE_BOUNDS, 0.0, 0u);
+		results[p] = vkcol_gpu_result(0u, VKCOL_GPU_STAGE_BOUNDS, 0.0, 0u);
 		state[p] = uvec2(0u, VKCOL_PAIR_DECIDED);
 		return;
 	}
@@ -495,7 +484,7 @@ void setup_pass(uint p)
 	float depth = early ? inner_balls_overlap(a, b, f) : -1.0;
 	if (depth >= 0.0) {
 		atomicAdd(counters[VKCOL_COUNTER_BALLS], 1u);
-		results[p] = vkcol_gpu_result(1u, VKCOL_STAGE_CUBE_MAP, depth, 0u);
+		results[p] = vkcol_gpu_result(1u, VKCOL_GPU_STAGE_CUBE_MAP, depth, 0u);
 		state[p] = uvec2(0u, VKCOL_PAIR_DECIDED);
 		return;
 	}
@@ -551,7 +540,7 @@ void search_pass(uint p, bool search)
 		}
 		if (depth >= 0.0) {
 			atomicAdd(counters[VKCOL_COUNTER_WITNESS], 1u);
-			results[p] = vkcol_gpu_result(1u, VKCOL_STAGE_CUBE_MAP, depth, 0u);
+			results[p] = vkcol_gpu_result(1u, VKCOL_GPU_STAGE_CUBE_MAP, depth, 0u);
 			state[p] = uvec2(0u, VKCOL_PAIR_DECIDED);
 			return;
 		}
@@ -614,7 +603,7 @@ void walk_pass(uint p)
 	}
 	if (depth >= 0.0) {
 		atomicAdd(counters[VKCOL_COUNTER_WITNESS], 1u);
-		results[p] = vkcol_gpu_result(1u, VKCOL_STAGE_CUBE_MAP, depth, 0u);
+		results[p] = vkcol_gpu_result(1u, VKCOL_GPU_STAGE_CUBE_MAP, depth, 0u);
 		state[p] = uvec2(1u, VKCOL_PAIR_DECIDED);
 	}
 }

@@ -29,7 +29,7 @@ const float SPLIT_RATIO = 4.0;
 void main()
 {
 	uint i = linear_group_id() * gl_WorkGroupSize.x + gl_LocalInvocationID.x;
-	if (i >= counters[2])
+	if (i >= counters[VKCOL_COUNTER_BREADTH + VKCOL_COUNTER_CLAMPED])
 		return;
 	uvec4 it = frontier_get(i);
 	uint p = it.x;

@@ -185,6 +185,21 @@ void put_entry(uint region, uint p, uint first_a, uint first_b, uint bits)
 		frontier_put(slot, uvec4(p, first_a, first_b, bits));
 }
 
+// Triangle pair `bit` of an entry (as put_entry: A's triangle first_a +
+// bit % 4, B's first_b + bit / 4), B's carried into A's frame by
+// x -> r x + t, in float; returns the two triangles' original indices.
+uvec2 candidate_triangles(uint first_a, uint first_b, uint bit, mat3 r, vec3 t, out vec3 a0, out vec3 a1, out vec3 a2,
+                          out vec3 b0, out vec3 b1, out vec3 b2)
+{
+	uvec4 tri_a = triangle_at(first_a + bit % 4u);
+	uvec4 tri_b = triangle_at(first_b + bit / 4u);
+	a0 = vertex_at(tri_a.x).xyz, a1 = vertex_at(tri_a.y).xyz, a2 = vertex_at(tri_a.z).xyz;
+	b0 = r * vertex_at(tri_b.x).xyz + t;
+	b1 = r * vertex_at(tri_b.y).xyz + t;
+	b2 = r * vertex_at(tri_b.z).xyz + t;
+	return uvec2(tri_a.w, tri_b.w);
+}
+
 // The separating axes, in float with the culls' slack tol, on the triangle
 // pairs of `bits` (as put_entry): an axis that separates by more proves a
 // pair apart. A pair no axis separates is a hit when one's edge passes
@@ -201,12 +216,8 @@ bool test_candidates(uint p, uint first_a, uint first_b, uint bits, mat3 r, vec3
 	while (bits != 0u) {
 		uint bit = uint(findLSB(bits));
 		bits &= bits - 1u;
-		uvec4 tri_a = triangle_at(first_a + bit % 4u);
-		uvec4 tri_b = triangle_at(first_b + bit / 4u);
-		vec3 a0 = vertex_at(tri_a.x).xyz, a1 = vertex_at(tri_a.y).xyz, a2 = vertex_at(tri_a.z).xyz;
-		vec3 b0 = r * vertex_at(tri_b.x).xyz + t;
-		vec3 b1 = r * vertex_at(tri_b.y).xyz + t;
-		vec3 b2 = r * vertex_at(tri_b.z).xyz + t;
+		vec3 a0, a1, a2, b0, b1, b2;
+		candidate_triangles(first_a, first_b, bit, r, t, a0, a1, a2, b0, b1, b2);
 		if (triangles_intersect(a0, a1, a2, b0, b1, b2, tol))
 			maybe |= 1u << bit;
 	}
@@ -215,14 +226,10 @@ bool test_candidates(uint p, uint first_a, uint first_b, uint bits, mat3 r, vec3
 	while (maybe != 0u && !stop) {
 		uint bit = uint(findLSB(maybe));
 		maybe &= maybe - 1u;
-		uvec4 tri_a = triangle_at(first_a + bit % 4u);
-		uvec4 tri_b = triangle_at(first_b + bit / 4u);
-		vec3 a0 = vertex_at(tri_a.x).xyz, a1 = vertex_at(tri_a.y).xyz, a2 = vertex_at(tri_a.z).xyz;
-		vec3 b0 = r * vertex_at(tri_b.x).xyz + t;
-		vec3 b1 = r * vertex_at(tri_b.y).xyz + t;
-		vec3 b2 = r * vertex_at(tri_b.z).xyz + t;
+		vec3 a0, a1, a2, b0, b1, b2;
+		uvec2 originals = candidate_triangles(first_a, first_b, bit, r, t, a0, a1, a2, b0, b1, b2);
 		if (triangles_cross(a0, a1, a2, b0, b1, b2, tol))
-			stop = hit(p, tri_a.w, tri_b.w);
+			stop = hit(p, originals.x, originals.y);
 		else
 			left |= 1u << bit;
 	}

@@ -22,6 +22,60 @@
 // constant in the shaders, constant_id 0; this is its default).
 #define VKCOL_WORKGROUP_SIZE 64
 
+// Bindings of set 0, named once for the GLSL layouts and the host's
+// descriptor writes (src/pipelines.c gives each its descriptor type).
+// cubemap_build.comp: the mesh's vertices, triangles and nodes (storage
+// buffers), and the texels it writes, every level (storage buffer);
+// cubemap_mip.comp reads and writes that buffer alone.
+#define VKCOL_CUBEMAP_BINDING_VERTICES 0
+#define VKCOL_CUBEMAP_BINDING_TRIANGLES 1
+#define VKCOL_CUBEMAP_BINDING_NODES 2
+#define VKCOL_CUBEMAP_BINDING_TEXELS 3
+#define VKCOL_CUBEMAP_BINDINGS 4
+#define VKCOL_CUBEMAP_MIP_BINDING_TEXELS 0
+#define VKCOL_CUBEMAP_MIP_BINDINGS 1
+// The batch shaders of both modes (pools.glsl): the chunk's pairs, the mesh
+// records, the vertex and cluster pools as RGBA32UI uniform texel buffers
+// (why: pools.glsl), the chunk's results (storage buffer) and the cube
+// arrays (VKCOL_MAP_ARRAYS combined image samplers, one per resolution);
+// then each mode's own.
+#define VKCOL_BINDING_PAIRS 0
+#define VKCOL_BINDING_MESHES 1
+#define VKCOL_BINDING_VERTICES 2
+#define VKCOL_BINDING_CLUSTERS 3
+#define VKCOL_BINDING_RESULTS 4
+#define VKCOL_BINDING_MAPS 5
+// Approx mode (approx_common.glsl): its statistics counters, the job lists
+// written (storage) and read (their texel view), and the lists' indirect
+// dispatches and counts (storage, also the indirect buffer).
+#define VKCOL_APPROX_BINDING_STATS 6
+#define VKCOL_APPROX_BINDING_JOBS 7
+#define VKCOL_APPROX_BINDING_JOB_TEXELS 8
+#define VKCOL_APPROX_BINDING_JOB_ARGS 9
+#define VKCOL_APPROX_BINDINGS 10
+// Exact mode (exact_common.glsl): the node and triangle pools (texel
+// views), the piece pool, the pairs' state, the frontier a level writes
+// (storage) and the one it reads (texel view), the counters, the indirect
+// dispatches, the pairs' frames written (storage, by the setup) and read
+// (texel view), and the triangle-pair list.
+#define VKCOL_EXACT_BINDING_NODES 6
+#define VKCOL_EXACT_BINDING_TRIANGLES 7
+#define VKCOL_EXACT_BINDING_PIECES 8
+#define VKCOL_EXACT_BINDING_STATE 9
+#define VKCOL_EXACT_BINDING_FRONTIER_OUT 10
+#define VKCOL_EXACT_BINDING_FRONTIER_IN 11
+#define VKCOL_EXACT_BINDING_COUNTERS 12
+#define VKCOL_EXACT_BINDING_ARGS 13
+#define VKCOL_EXACT_BINDING_FRAMES 14
+#define VKCOL_EXACT_BINDING_FRAME_TEXELS 15
+#define VKCOL_EXACT_BINDING_LIST 16
+#define VKCOL_EXACT_BINDINGS 17
+
+// The deepest tree level (root = 0) of a mesh: vkcol_mesh_desc.max_depth's
+// bound, which the trees' walks size their stacks by (aabb_tree.h,
+// tree_walk.glsl).
+#define VKCOL_TREE_MAX_DEPTH 48u
+
 // A node of a flattened AABB tree. Nodes are stored breadth first: level k of
 // the tree is one contiguous index range. count == 0: internal node whose
 // children are nodes `first` and `first + 1`. count > 0: leaf holding the
@@ -45,12 +99,6 @@ VKCOL_STRUCT(vkcol_gpu_vertex) {
 	VKCOL_F32 x, y, z, pad;
 } VKCOL_STRUCT_END(vkcol_gpu_vertex)
 
-// Push constants of the smoke-test shader.
-VKCOL_STRUCT(vkcol_smoke_params) {
-	VKCOL_U32 count;
-	VKCOL_U32 multiplier;
-} VKCOL_STRUCT_END(vkcol_smoke_params)
-
 // Push constants of cubemap_build.comp: one invocation per texel of level 0.
 VKCOL_STRUCT(vkcol_cubemap_build_params) {
 	VKCOL_F32 origin_x, origin_y, origin_z;
@@ -68,12 +116,11 @@ VKCOL_STRUCT(vkcol_cubemap_mip_params) {
 
 // Per-mesh record of the batch shaders, indexed by mesh slot. The pool holds
 // each mesh's vertices (those some triangle uses) in k-d order
-// (src/vertex_order.h), so each cluster and each group below is a compact
-// cell of space; cluster k covers vertices vertex_first + k *
+// (src/geometry/vertex_order.h), so each cluster and each group below is a
+// compact cell of space; cluster k covers vertices vertex_first + k *
 // VKCOL_CLUSTER_SIZE on, with a bounding sphere (vec4) at cluster_first + k
-// of the cluster pool.
-// Group g of VKCOL_GROUP_CLUSTERS clusters, from cluster g *
-// VKCOL_GROUP_CLUSTERS on, has its bounding sphere at cluster_first +
+// of the cluster pool. Group g of VKCOL_GROUP_CLUSTERS clusters, from cluster
+// g * VKCOL_GROUP_CLUSTERS on, has its bounding sphere at cluster_first +
 // cluster_count + g.
 VKCOL_STRUCT(vkcol_gpu_mesh) {
 	VKCOL_F32 origin_x, origin_y, origin_z;
@@ -122,7 +169,7 @@ VKCOL_STRUCT(vkcol_gpu_mesh) {
 #define VKCOL_CLUSTER_SIZE 16
 #define VKCOL_GROUP_CLUSTERS 8
 
-// Cone bounds of a distance cube map (src/cone_bound.c): level l = 0 ..
+// Cone bounds of a distance cube map (src/geometry/cone_bound.c): level l = 0 ..
 // VKCOL_CONE_LEVELS - 1 divides each cube face into n x n cells, n =
 // VKCOL_CONE_CELLS >> l, and holds per cell an upper bound of the map's outer
 // distance over every direction within VKCOL_CONE_ANGLE(l) radians of the
@@ -133,12 +180,12 @@ VKCOL_STRUCT(vkcol_gpu_mesh) {
 #define VKCOL_CONE_ANGLE(l) ((1 << (l)) * (1.0 / VKCOL_CONE_CELLS))
 #define VKCOL_CONE_FLOATS 2048 // 6 * (256 + 64 + 16 + 4 + 1) = 2046, padded to whole vec4s
 
-// Clearance field (src/clearance.h), in the cluster pool right after the
-// inner balls (vec4 units, from cone_first + VKCOL_CONE_FLOATS / 4 +
-// ball_count): a header of VKCOL_CLEARANCE_HEADER texels, (grid minimum,
-// cell edge) as floats, the grid's points per axis (x, y, z) as uints and
-// the filter's reach (float); then one float per grid point, x fastest,
-// four per texel.
+// Clearance field (src/geometry/clearance.h), in the cluster pool right after
+// the inner balls (vec4 units, from cone_first + VKCOL_CONE_FLOATS / 4 +
+// ball_count): a header of VKCOL_CLEARANCE_HEADER texels, (grid minimum, cell
+// edge) as floats, the grid's points per axis (x, y, z) as uints and the
+// filter's reach (float); then one float per grid point, x fastest, four per
+// texel.
 #define VKCOL_CLEARANCE_HEADER 2
 
 // A query as the caller gives it (vkcol_pair): mesh ids and two poses,
@@ -163,8 +210,8 @@ VKCOL_STRUCT(vkcol_approx_params) {
 	VKCOL_U32 mip_level;
 	VKCOL_U32 mesh_index_mask; // id -> slot: (id & mask) - 1
 	VKCOL_U32 flags;           // VKCOL_APPROX_*
-	VKCOL_U32 job_capacity;    // cluster jobs binding 6 holds, from its start
-	VKCOL_U32 group_capacity;  // group jobs binding 6 holds, after the cluster jobs
+	VKCOL_U32 job_capacity;    // cluster jobs the job lists hold, from their start
+	VKCOL_U32 group_capacity;  // group jobs they hold, after the cluster jobs
 } VKCOL_STRUCT_END(vkcol_approx_params)
 
 // Jobs of approx mode: approx_pairs.comp decides what the bounds, the inner
@@ -177,31 +224,27 @@ VKCOL_STRUCT(vkcol_approx_params) {
 // have equal lengths. A pair whose jobs do not fit their list is spilled:
 // listed (uvec2: pair, 0) for approx_pairs.comp's spilled variant, which
 // tests all its clusters after the jobs, one invocation per pair; word 3 of
-// its result is 1 until then, so that it is listed once. Binding 6 holds
+// its result is 1 until then, so that it is listed once. The job lists hold
 // the cluster jobs, then the group jobs, then the spilled pairs (as many as
-// the chunk has pairs); binding 7, per list, the indirect dispatch of its
-// jobs (x, y, z) and their count.
+// the chunk has pairs); the job arguments, per list, the indirect dispatch
+// of its jobs (x, y, z) and their count, at word 4 * list.
+#define VKCOL_JOBS_CLUSTER 0
+#define VKCOL_JOBS_GROUP 1
+#define VKCOL_JOBS_SPILLED 2
+#define VKCOL_JOB_COUNT 3 // word of a list's count, after its dispatch
 #define VKCOL_JOB_ARGS_WORDS 12
 
-// vkcol_approx_params.flags: add to the counters of binding 4; leave the
+// vkcol_approx_params.flags: add to the statistics counters; leave the
 // cone bounds unused (tests compare the answers with and without them).
 #define VKCOL_APPROX_STATS 1u
 #define VKCOL_APPROX_NO_CONES 2u
 #define VKCOL_APPROX_NO_CLEARANCE 4u // the clearance fields off (tests)
 
-// Counters of approx_pairs.comp (binding 4): 64-bit values as (low, high)
-// uint pairs, added to with carry.
+// Statistics counters of approx mode (VKCOL_APPROX_BINDING_STATS): 64-bit
+// values as (low, high) uint pairs, added to with carry.
 #define VKCOL_STAT_VERTEX_TESTS 0
 #define VKCOL_STAT_CUBE_SAMPLES 2
 #define VKCOL_STAT_WORDS 4
-
-// Push constants of sample_raw.comp: the device's raw cube-sampling rate.
-VKCOL_STRUCT(vkcol_sample_raw_params) {
-	VKCOL_U32 invocations;
-	VKCOL_U32 samples_per_invocation;
-	VKCOL_U32 layers;   // cubes in the array
-	VKCOL_F32 lod;
-} VKCOL_STRUCT_END(vkcol_sample_raw_params)
 
 // Exact mode (breadth-first traversal of both trees, Xiao & Shi). The node
 // pool holds every mesh's nodes with absolute indices: an internal node's
@@ -221,48 +264,54 @@ VKCOL_STRUCT(vkcol_sample_raw_params) {
 // left to test, as (pair, first triangle of A, first of B, bits: see
 // test_candidates): written, like the other regions, by the level before
 // the one that reads them (exact_leaves.comp, both variants).
-// Counters (binding 9 of the exact shaders): [0], [1] the two frontiers'
-// breadth-first item counts, [2] the level's capacity-clamped count, [3]
-// triangle pairs listed, [4] pairs accepted on a cube-map witness; the
-// depth-first and the leaf regions' counts (below); [11] pairs accepted on
-// overlapping inner balls; [12] pairs the setup listed for the search pass;
-// [13], [14] the entries of triangle pairs to test that the two frontiers
-// hold (from capacity), [15] the level's clamped count; [16] pairs the
-// search pass listed for the walk pass (exact_setup.comp, at the first
-// frontier's candidate slots, which no level has written yet); then
+// Counters (VKCOL_EXACT_BINDING_COUNTERS). Each frontier region counts in
+// three words from its VKCOL_COUNTER_<region>: + k, the items written to
+// frontier buffer k's region; + VKCOL_COUNTER_CLAMPED, the level's count
+// clamped to the region (exact_args.comp). The regions: BREADTH (the
+// breadth-first items), DIVE (items of depth-first, VKCOL_PAIR_DIVE, pairs),
+// LEAF (leaf-leaf items), CAND (the entries of triangle pairs the leaf culls
+// left, from capacity) and CONFIRM (those the separating axes left for
+// exact_confirm, after the candidates'). Besides: LIST, triangle pairs
+// listed; WITNESS and BALLS, pairs accepted on a witness and on overlapping
+// inner balls; SEARCH, pairs the setup listed for the search pass; WALK,
+// pairs the search pass listed for the walk pass (exact_setup.comp, at the
+// first frontier's candidate slots, which no level has written yet); then
 // VKCOL_MAX_LEVELS per-level item counts (statistics) from
 // VKCOL_COUNTER_LEVELS on.
 #define VKCOL_MAX_LEVELS 128
+#define VKCOL_COUNTER_CLAMPED 2
+#define VKCOL_COUNTER_BREADTH 0
 #define VKCOL_COUNTER_LIST 3
 #define VKCOL_COUNTER_WITNESS 4
-// Items of depth-first (VKCOL_PAIR_DIVE) pairs: the count written to frontier
-// buffer k's upper region in word VKCOL_COUNTER_DIVE + k, and the current
-// level's clamped count in VKCOL_COUNTER_DIVE + 2.
 #define VKCOL_COUNTER_DIVE 5
-// The same for the leaf region.
 #define VKCOL_COUNTER_LEAF 8
 #define VKCOL_COUNTER_BALLS 11
 #define VKCOL_COUNTER_SEARCH 12
 #define VKCOL_COUNTER_CAND 13
 #define VKCOL_COUNTER_WALK 16
-// The triangle pairs the separating axes left for exact_confirm (the
-// frontier region after the candidates'): counts of the two frontiers and
-// the level's clamped count.
 #define VKCOL_COUNTER_CONFIRM 17
 #define VKCOL_COUNTER_LEVELS 20
-// Words of the indirect-argument buffer: traverse, dive, leaves, triangles,
-// then the search and the walk passes, then the confirmations (4 each).
-#define VKCOL_EXACT_ARGS_WORDS 28
+// The indirect dispatches exact_args.comp writes
+// (VKCOL_EXACT_BINDING_ARGS): dispatch d at word 4 d, (x, y, z) and a word
+// unused. Per level: traverse, dive, leaves, triangles and confirm; before
+// level 0, the search and the walk passes'.
+#define VKCOL_ARGS_TRAVERSE 0
+#define VKCOL_ARGS_DIVE 1
+#define VKCOL_ARGS_LEAVES 2
+#define VKCOL_ARGS_TRIANGLES 3
+#define VKCOL_ARGS_SEARCH 4
+#define VKCOL_ARGS_WALK 5
+#define VKCOL_ARGS_CONFIRM 6
+#define VKCOL_EXACT_ARGS_WORDS 28 // 4 per dispatch
 // exact_args.comp's params.level before level 0: the search pass's
-// dispatch (args words 16-18), then the walk pass's (20-22), sized to the
-// pairs listed for them. A dispatch as large as the chunk, with the listed
+// dispatch, then the walk pass's, sized to the pairs listed for them. A dispatch as large as the chunk, with the listed
 // pairs packed at its start, left them to one of lavapipe's threads, which
 // hands each thread an equal run of a dispatch's workgroups.
 #define VKCOL_ARGS_FOR_SEARCH 0xfffffffeu
 #define VKCOL_ARGS_FOR_WALK 0xffffffffu
 #define VKCOL_COUNTER_WORDS (VKCOL_COUNTER_LEVELS + VKCOL_MAX_LEVELS)
 
-// Texels of a tree node in the exact shaders' node pool (batch.c's
+// Texels of a tree node in the exact shaders' node pool (batch/pool.c's
 // pool_node): the node's two (vkcol_gpu_node), then its slab.
 #define VKCOL_NODE_TEXELS 3u
 
@@ -327,32 +376,34 @@ VKCOL_STRUCT(vkcol_exact_params) {
 
 // Specialization constant ids: 0 is the workgroup size (local_size_x_id);
 // VKCOL_SPEC_MAP_ARRAY is the one cube array a batch's maps share, or
-// VKCOL_MAP_ARRAYS when they do not (map_sample.glsl); VKCOL_SPEC_VARIANT
-// picks a variant of a shader (approx_pairs.comp: 1 = the spilled pairs;
-// exact_setup.comp: 1 = the witness search). exact_leaves.comp's variants
-// are compiled apart instead (shaders/meson.build).
+// VKCOL_MAP_ARRAYS when they do not (map_sample.glsl). The variants of a
+// shader (other code) are compiled apart with preprocessor constants
+// instead (VKCOL_VARIANT, VKCOL_FP64: shaders/meson.build).
 #define VKCOL_SPEC_MAP_ARRAY 1
-#define VKCOL_SPEC_VARIANT 2
 
-#define VKCOL_STAGE_NONE 0
-#define VKCOL_STAGE_BOUNDS 1
-#define VKCOL_STAGE_CUBE_MAP 2
-#define VKCOL_STAGE_TREE 3
-#define VKCOL_STAGE_CONTAINMENT 4
+// vkcol_gpu_result.stage: the public vkcol_stage values (asserted below).
+#define VKCOL_GPU_STAGE_NONE 0
+#define VKCOL_GPU_STAGE_BOUNDS 1
+#define VKCOL_GPU_STAGE_CUBE_MAP 2
+#define VKCOL_GPU_STAGE_TREE 3
+#define VKCOL_GPU_STAGE_CONTAINMENT 4
 
 #ifndef VULKAN
+#include "vkcollide.h"
+_Static_assert(VKCOL_GPU_STAGE_NONE == VKCOL_STAGE_NONE && VKCOL_GPU_STAGE_BOUNDS == VKCOL_STAGE_BOUNDS &&
+                   VKCOL_GPU_STAGE_CUBE_MAP == VKCOL_STAGE_CUBE_MAP && VKCOL_GPU_STAGE_TREE == VKCOL_STAGE_TREE &&
+                   VKCOL_GPU_STAGE_CONTAINMENT == VKCOL_STAGE_CONTAINMENT,
+               "the shaders' stages are the public vkcol_stage values");
 _Static_assert(sizeof(vkcol_cubemap_build_params) == 16, "push constant layout");
 _Static_assert(sizeof(vkcol_cubemap_mip_params) == 16, "push constant layout");
 _Static_assert(sizeof(vkcol_gpu_mesh) == 128, "std430 layout of vkcol_gpu_mesh");
 _Static_assert(sizeof(vkcol_gpu_pair) == 64, "std430 layout of vkcol_gpu_pair");
 _Static_assert(sizeof(vkcol_gpu_result) == 16, "std430 layout of vkcol_gpu_result");
 _Static_assert(sizeof(vkcol_approx_params) == 24, "push constant layout");
-_Static_assert(sizeof(vkcol_sample_raw_params) == 16, "push constant layout");
 _Static_assert(sizeof(vkcol_exact_params) == 36, "push constant layout");
 _Static_assert(sizeof(vkcol_gpu_node) == 32, "std430 layout of vkcol_gpu_node");
 _Static_assert(sizeof(vkcol_gpu_triangle) == 16, "std430 layout of vkcol_gpu_triangle");
 _Static_assert(sizeof(vkcol_gpu_vertex) == 16, "std430 layout of vkcol_gpu_vertex");
-_Static_assert(sizeof(vkcol_smoke_params) == 8, "push constant layout of vkcol_smoke_params");
 #endif
 
 #endif

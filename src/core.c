@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: MIT
+// Allocation through the caller's hooks (or libc), logging through the
+// caller's logger (or stderr), and the names of results.
 #include "core.h"
 
 #include <stdint.h>
@@ -108,63 +110,6 @@ void core_log(const core_env *env, vkcol_log_level level, const char *fmt, ...)
 	va_start(args, fmt);
 	core_logv(env, level, fmt, args);
 	va_end(args);
-}
-
-vkcol_result core_from_vk(VkResult vr)
-{
-	switch (vr) {
-	case VK_SUCCESS:
-		return VKCOL_SUCCESS;
-	case VK_ERROR_OUT_OF_HOST_MEMORY:
-		return VKCOL_ERROR_OUT_OF_HOST_MEMORY;
-	case VK_ERROR_OUT_OF_DEVICE_MEMORY:
-	case VK_ERROR_TOO_MANY_OBJECTS:
-	case VK_ERROR_OUT_OF_POOL_MEMORY:
-	case VK_ERROR_FRAGMENTED_POOL:
-		return VKCOL_ERROR_OUT_OF_DEVICE_MEMORY;
-	case VK_ERROR_DEVICE_LOST:
-		return VKCOL_ERROR_DEVICE_LOST;
-	case VK_ERROR_INITIALIZATION_FAILED:
-	case VK_ERROR_INCOMPATIBLE_DRIVER:
-	case VK_ERROR_LAYER_NOT_PRESENT:
-	case VK_ERROR_EXTENSION_NOT_PRESENT:
-		return VKCOL_ERROR_VULKAN_UNAVAILABLE;
-	case VK_ERROR_FEATURE_NOT_PRESENT:
-	case VK_ERROR_FORMAT_NOT_SUPPORTED:
-		return VKCOL_ERROR_UNSUPPORTED;
-	default:
-		return VKCOL_ERROR_VULKAN;
-	}
-}
-
-const char *core_vk_string(VkResult vr)
-{
-	switch (vr) {
-#define CASE(x) \
-	case x:     \
-		return #x;
-		CASE(VK_SUCCESS)
-		CASE(VK_NOT_READY)
-		CASE(VK_TIMEOUT)
-		CASE(VK_INCOMPLETE)
-		CASE(VK_ERROR_OUT_OF_HOST_MEMORY)
-		CASE(VK_ERROR_OUT_OF_DEVICE_MEMORY)
-		CASE(VK_ERROR_INITIALIZATION_FAILED)
-		CASE(VK_ERROR_DEVICE_LOST)
-		CASE(VK_ERROR_MEMORY_MAP_FAILED)
-		CASE(VK_ERROR_LAYER_NOT_PRESENT)
-		CASE(VK_ERROR_EXTENSION_NOT_PRESENT)
-		CASE(VK_ERROR_FEATURE_NOT_PRESENT)
-		CASE(VK_ERROR_INCOMPATIBLE_DRIVER)
-		CASE(VK_ERROR_TOO_MANY_OBJECTS)
-		CASE(VK_ERROR_FORMAT_NOT_SUPPORTED)
-		CASE(VK_ERROR_FRAGMENTED_POOL)
-		CASE(VK_ERROR_OUT_OF_POOL_MEMORY)
-		CASE(VK_ERROR_UNKNOWN)
-#undef CASE
-	default:
-		return "VkResult (unnamed)";
-	}
 }
 
 VKCOL_API const char *vkcol_result_string(vkcol_result result)

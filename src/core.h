@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
-// Allocation and logging shared by every part of the library. A core_env is
-// what CPU-only code (tree building, the reference) needs from a context, so
-// that it can run and be tested without a device.
+// Allocation, logging and the TRY macro shared by every part of the library.
+// A core_env is what CPU-only code (tree building, the reference) needs from
+// a context, so that it can run and be tested without a device. (The GPU
+// layer's VK_TRY is in gpu/device.h.)
 #pragma once
 
 #include "vkcollide.h"
@@ -41,24 +42,6 @@ void core_logv(const core_env *env, vkcol_log_level level, const char *fmt, va_l
 #define CORE_WARN(env, ...) core_log((env), VKCOL_LOG_WARNING, __VA_ARGS__)
 #define CORE_INFO(env, ...) core_log((env), VKCOL_LOG_INFO, __VA_ARGS__)
 #define CORE_DEBUG(env, ...) core_log((env), VKCOL_LOG_DEBUG, __VA_ARGS__)
-
-// Maps a VkResult to the library's result enum.
-vkcol_result core_from_vk(VkResult vr);
-const char *core_vk_string(VkResult vr);
-
-// Calls a Vulkan function; on failure logs the call, file and line, stores the
-// mapped result in `res` (a vkcol_result variable in scope) and jumps to
-// `cleanup`. One cleanup label per function (CONTRIBUTING.md).
-#define VK_TRY(env, call)                                                                  \
-	do {                                                                                   \
-		VkResult vk_try_result_ = (call);                                                  \
-		if (vk_try_result_ != VK_SUCCESS) {                                                \
-			core_log((env), VKCOL_LOG_ERROR, "%s:%d: %s failed: %s", __FILE__, __LINE__, #call, \
-			         core_vk_string(vk_try_result_));                                     \
-			res = core_from_vk(vk_try_result_);                                            \
-			goto cleanup;                                                                  \
-		}                                                                                  \
-	} while (0)
 
 // Evaluates an expression returning vkcol_result; on failure stores it in
 // `res` and jumps to cleanup.

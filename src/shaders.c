@@ -1,11 +1,7 @@
 // SPDX-License-Identifier: MIT
+// The SPIR-V of shaders/*.comp, compiled by glslc at build time
+// (shaders/meson.build) and embedded as arrays.
 #include "shaders.h"
-
-static const uint32_t smoke_spv[] = {
-#include "smoke.spv.inc"
-};
-
-const shader_code shader_smoke = {smoke_spv, sizeof(smoke_spv)};
 
 static const uint32_t cubemap_build_spv[] = {
 #include "cubemap_build.spv.inc"
@@ -22,6 +18,11 @@ static const uint32_t approx_pairs_spv[] = {
 };
 const shader_code shader_approx_pairs = {approx_pairs_spv, sizeof(approx_pairs_spv)};
 
+static const uint32_t approx_spilled_spv[] = {
+#include "approx_spilled.spv.inc"
+};
+const shader_code shader_approx_spilled = {approx_spilled_spv, sizeof(approx_spilled_spv)};
+
 static const uint32_t approx_groups_spv[] = {
 #include "approx_groups.spv.inc"
 };
@@ -32,15 +33,20 @@ static const uint32_t approx_jobs_spv[] = {
 };
 const shader_code shader_approx_jobs = {approx_jobs_spv, sizeof(approx_jobs_spv)};
 
-static const uint32_t sample_raw_spv[] = {
-#include "sample_raw.spv.inc"
-};
-const shader_code shader_sample_raw = {sample_raw_spv, sizeof(sample_raw_spv)};
-
 static const uint32_t exact_setup_spv[] = {
 #include "exact_setup.spv.inc"
 };
 const shader_code shader_exact_setup = {exact_setup_spv, sizeof(exact_setup_spv)};
+
+static const uint32_t exact_search_spv[] = {
+#include "exact_search.spv.inc"
+};
+const shader_code shader_exact_search = {exact_search_spv, sizeof(exact_search_spv)};
+
+static const uint32_t exact_walk_spv[] = {
+#include "exact_walk.spv.inc"
+};
+const shader_code shader_exact_walk = {exact_walk_spv, sizeof(exact_walk_spv)};
 
 static const uint32_t exact_args_spv[] = {
 #include "exact_args.spv.inc"
@@ -76,6 +82,16 @@ static const uint32_t exact_setup_fp64_spv[] = {
 #include "exact_setup_fp64.spv.inc"
 };
 const shader_code shader_exact_setup_fp64 = {exact_setup_fp64_spv, sizeof(exact_setup_fp64_spv)};
+
+static const uint32_t exact_search_fp64_spv[] = {
+#include "exact_search_fp64.spv.inc"
+};
+const shader_code shader_exact_search_fp64 = {exact_search_fp64_spv, sizeof(exact_search_fp64_spv)};
+
+static const uint32_t exact_walk_fp64_spv[] = {
+#include "exact_walk_fp64.spv.inc"
+};
+const shader_code shader_exact_walk_fp64 = {exact_walk_fp64_spv, sizeof(exact_walk_fp64_spv)};
 
 static const uint32_t exact_confirm_spv[] = {
 #include "exact_confirm.spv.inc"

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // SPIR-V compiled from shaders/*.comp at build time and embedded in the
-// library, so nothing is read from disk at run time.
+// library, so nothing is read from disk at run time: one module per shader
+// and variant (shaders/meson.build).
 #pragma once
 
 #include <stddef.h>
@@ -11,14 +12,15 @@ typedef struct shader_code {
 	size_t size; // bytes
 } shader_code;
 
-extern const shader_code shader_smoke;
 extern const shader_code shader_cubemap_build;
 extern const shader_code shader_cubemap_mip;
 extern const shader_code shader_approx_pairs;
+extern const shader_code shader_approx_spilled; // approx_pairs.comp, variant 1
 extern const shader_code shader_approx_groups;
 extern const shader_code shader_approx_jobs;
-extern const shader_code shader_sample_raw;
 extern const shader_code shader_exact_setup;
+extern const shader_code shader_exact_search; // exact_setup.comp, variant 1
+extern const shader_code shader_exact_walk;   // exact_setup.comp, variant 2
 extern const shader_code shader_exact_args;
 extern const shader_code shader_exact_traverse;
 extern const shader_code shader_exact_dive;
@@ -28,5 +30,7 @@ extern const shader_code shader_exact_triangles; // exact_leaves.comp, variant 1
 extern const shader_code shader_exact_confirm;   // exact_leaves.comp, variant 2
 // In double (VKCOL_FP64), for devices with shaderFloat64.
 extern const shader_code shader_exact_setup_fp64;
+extern const shader_code shader_exact_search_fp64;
+extern const shader_code shader_exact_walk_fp64;
 extern const shader_code shader_exact_confirm_fp64;
 extern const shader_code shader_exact_contain_fp64;

@@ -3,7 +3,7 @@
 // tolerance band, stage reporting, meshes of several resolutions in one batch,
 // chunking and 2D dispatch with a batch larger than 65535 x workgroup size,
 // progress and interruption, and every bad-input case. Validation on.
-#include "device.h"
+#include "context.h"
 #include "gpu_util.h"
 #include "shared.h"
 
@@ -162,10 +162,10 @@ static void test_cluster_culling(void)
 	// and off (6), for their vertex tests.
 	vkcol_batch_stats st[7];
 	for (int k = 0; k < 7; k++) {
-		ctx->cone_bounds_off = k == 1;
-		ctx->clearance_off = k == 4 || k == 6;
-		ctx->approx_job_capacity_override = k == 2 ? 1 : 0;
-		ctx->approx_group_capacity_override = k == 3 ? 1 : 0;
+		ctx->batch.knobs.cone_bounds_off = k == 1;
+		ctx->batch.knobs.clearance_off = k == 4 || k == 6;
+		ctx->batch.knobs.approx_job_capacity = k == 2 ? 1 : 0;
+		ctx->batch.knobs.approx_group_capacity = k == 3 ? 1 : 0;
 		vkcol_batch_desc bd = {.pairs = pairs, .pair_count = n, .mode = VKCOL_MODE_APPROX, .stats = &st[k]};
 		if (k >= 5) {
 			bd.pairs = &pairs[4 * per_case];
@@ -173,10 +173,10 @@ static void test_cluster_culling(void)
 		}
 		ENSURE(vkcol_batch_run(ctx, &bd, k >= 5 ? &r[k - 5][4 * per_case] : r[k]) == VKCOL_SUCCESS);
 	}
-	ctx->cone_bounds_off = false;
-	ctx->clearance_off = false;
-	ctx->approx_job_capacity_override = 0;
-	ctx->approx_group_capacity_override = 0;
+	ctx->batch.knobs.cone_bounds_off = false;
+	ctx->batch.knobs.clearance_off = false;
+	ctx->batch.knobs.approx_job_capacity = 0;
+	ctx->batch.knobs.approx_group_capacity = 0;
 	for (size_t k = 0; k < ARRAY_LEN(cases); k++) {
 		uint64_t hits = 0, differ = 0, marked = 0;
 		for (uint64_t i = k * per_case; i < (k + 1) * per_case; i++) {
@@ -261,11 +261,11 @@ static void test_clearance_filter_reach(void)
 		pairs[i] = (vkcol_pair){ms, mk, {{1, 0, 0, 0}, {0, 0, 0}}, pose};
 	}
 	for (int k = 0; k < 2; k++) {
-		ctx->clearance_off = k == 1;
+		ctx->batch.knobs.clearance_off = k == 1;
 		vkcol_batch_desc bd = {.pairs = pairs, .pair_count = n, .mode = VKCOL_MODE_APPROX};
 		ENSURE(vkcol_batch_run(ctx, &bd, r[k]) == VKCOL_SUCCESS);
 	}
-	ctx->clearance_off = false;
+	ctx->batch.knobs.clearance_off = false;
 	uint64_t hits = 0, differ = 0;
 	for (uint64_t i = 0; i < n; i++) {
 		hits += r[1][i].collide;
@@ -491,7 +491,7 @@ static void test_chunks_and_interrupt(void)
 	vkcol_context_destroy(ctx);
 }
 
-// A run of batches reuses the context's chunk buffers (memory.h's scratch
+// A run of batches reuses the context's chunk buffers (gpu/memory.h's scratch
 // slots) while their sizes repeat, and answers right from buffers that still
 // hold an earlier batch's pairs, results and jobs: batches of 3,000 and 2,500
 // pairs (the same buffers: both round up to 4,096 pairs), 70,000 (larger
@@ -513,14 +513,14 @@ static void test_scratch_reuse(void)
 	fill_pattern(pairs, n, a, b);
 	VkDeviceSize kept_size[GPU_SCRATCH_SLOTS] = {0};
 	for (size_t k = 0; k < ARRAY_LEN(sizes); k++) {
-		uint64_t created = ctx->scratch_created;
+		uint64_t created = ctx->gpu.scratch_created;
 		ENSURE(run(ctx, pairs, sizes[k], results, 0) == VKCOL_SUCCESS);
-		created = ctx->scratch_created - created;
+		created = ctx->gpu.scratch_created - created;
 		ENSURE_MSG(count_pattern_errors(results, 0, sizes[k]) == 0, "batch %zu of %llu pairs: wrong answers", k,
 		           (unsigned long long)sizes[k]);
 		uint32_t held = 0, resized = 0;
 		for (uint32_t s = 0; s < GPU_SCRATCH_SLOTS; s++) {
-			const gpu_buffer *buffer = &ctx->scratch[s].buffer;
+			const gpu_buffer *buffer = &ctx->gpu.scratch[s].buffer;
 			held += buffer->buffer != VK_NULL_HANDLE;
 			resized += buffer->size != kept_size[s];
 			kept_size[s] = buffer->size;

@@ -7,7 +7,7 @@
 // Also: containment stages, frontier overflow (reruns in smaller chunks, and
 // the CPU fallback for a lone pair), statistics, the early accept, and the
 // list of intersecting triangle pairs. Validation on.
-#include "device.h"
+#include "context.h"
 #include "gpu_util.h"
 #include "shared.h"
 
@@ -164,10 +164,10 @@ static void test_against_reference(void)
 	report("quad-soup of three", compare(ctx, mq, mf, 2000, 0.9f, 7, 0, NULL));
 	report("quad-torus", compare(ctx, mq, mt, 2000, 1.0f, 8, 0, NULL));
 	// Breadth first only (otherwise pairs without a witness search dive).
-	ctx->traverse_budget_override = 1;
+	ctx->batch.knobs.traverse_budget = 1;
 	report("quad-soup, no dive", compare(ctx, mq, mf, 2000, 0.9f, 7, 0, NULL));
 	report("quad-torus, no dive", compare(ctx, mq, mt, 2000, 1.0f, 8, 0, NULL));
-	ctx->traverse_budget_override = 0;
+	ctx->batch.knobs.traverse_budget = 0;
 	meshgen_free(&quad);
 	meshgen_free(&few);
 	meshgen_free(&sphere);
@@ -274,10 +274,10 @@ static void test_leaf_sizes(void)
 		char name[64];
 		snprintf(name, sizeof(name), "torus, leaves of %u", sizes[k]);
 		report(name, compare(ctx, m, m, 1500, 1.03f, 11 + (uint64_t)k, 0, NULL));
-		ctx->traverse_budget_override = 1;
+		ctx->batch.knobs.traverse_budget = 1;
 		snprintf(name, sizeof(name), "torus, leaves of %u, no dive", sizes[k]);
 		report(name, compare(ctx, m, m, 1500, 1.03f, 13 + (uint64_t)k, 0, NULL));
-		ctx->traverse_budget_override = 0;
+		ctx->batch.knobs.traverse_budget = 0;
 		vkcol_mesh_destroy(ctx, m);
 	}
 	meshgen_free(&torus);
@@ -305,13 +305,13 @@ static void test_depth_first(void)
 	const char *names[3] = {"budget 1", "default budget", "budget 31"};
 	uint64_t items[3] = {0};
 	for (int k = 0; k < 3; k++) {
-		ctx->traverse_budget_override = budgets[k];
+		ctx->batch.knobs.traverse_budget = budgets[k];
 		vkcol_batch_stats stats;
 		report(names[k], compare(ctx, m, m, 1500, 1.03f, 7, 0, &stats));
 		for (uint32_t l = 0; l < stats.levels; l++)
 			items[k] += stats.level_items[l];
 	}
-	ctx->traverse_budget_override = 0;
+	ctx->batch.knobs.traverse_budget = 0;
 	printf("     frontier items: %llu breadth first, %llu default, %llu at budget 31\n",
 	       (unsigned long long)items[0], (unsigned long long)items[1], (unsigned long long)items[2]);
 	ENSURE(items[1] < items[0]);
@@ -335,7 +335,7 @@ static void test_depth_first(void)
 	}
 	uint64_t stacked_items[2] = {0};
 	for (int k = 0; k < 2; k++) {
-		ctx->traverse_budget_override = budgets[k];
+		ctx->batch.knobs.traverse_budget = budgets[k];
 		vkcol_pair_result res[4];
 		vkcol_batch_stats stats;
 		vkcol_batch_desc bd = {.pairs = stacked, .pair_count = 4, .mode = VKCOL_MODE_EXACT, .stats = &stats};
@@ -350,7 +350,7 @@ static void test_depth_first(void)
 		for (uint32_t l = 0; l < stats.levels; l++)
 			stacked_items[k] += stats.level_items[l];
 	}
-	ctx->traverse_budget_override = 0;
+	ctx->batch.knobs.traverse_budget = 0;
 	printf("     stacked boxes, frontier items: %llu breadth first, %llu default\n",
 	       (unsigned long long)stacked_items[0], (unsigned long long)stacked_items[1]);
 	ENSURE(2 * stacked_items[1] < stacked_items[0]);
@@ -465,7 +465,7 @@ static void test_overflow_reruns(void)
 	// for each alone.
 	const uint32_t capacities[2] = {512, 1};
 	for (int c = 0; c < 2; c++) {
-		ctx->frontier_capacity_override = capacities[c];
+		ctx->batch.knobs.frontier_capacity = capacities[c];
 		gpu_log_expected = c == 1 ? 1 : 0; // the CPU-fallback warning
 		ENSURE(vkcol_batch_run(ctx, &bd, small) == VKCOL_SUCCESS);
 		gpu_log_expected = 0;
@@ -476,7 +476,7 @@ static void test_overflow_reruns(void)
 			differ += small[i].collide != normal[i].collide;
 		ENSURE_MSG(differ == 0, "capacity %u: %u answers changed", capacities[c], differ);
 	}
-	ctx->frontier_capacity_override = 0;
+	ctx->batch.knobs.frontier_capacity = 0;
 	free(pairs);
 	free(normal);
 	free(small);
@@ -753,11 +753,11 @@ static void test_triangle_list(void)
 	// alone: no CPU fallback, which would log): reruns list each pair once.
 	vkcol_triangle_list again = {list.entries, capacity, 0, false};
 	bd.triangles = &again;
-	ctx->frontier_capacity_override = 1024;
+	ctx->batch.knobs.frontier_capacity = 1024;
 	vkcol_batch_stats stats;
 	bd.stats = &stats;
 	ENSURE(vkcol_batch_run(ctx, &bd, r2) == VKCOL_SUCCESS);
-	ctx->frontier_capacity_override = 0;
+	ctx->batch.knobs.frontier_capacity = 0;
 	ENSURE(stats.reruns > 0);
 	ENSURE_EQ_INT(again.count, total);
 	ENSURE(memcmp(again.entries, copy, total * sizeof(*copy)) == 0);
@@ -771,11 +771,11 @@ static void test_triangle_list(void)
 		few_total++;
 	again = (vkcol_triangle_list){list.entries, capacity, 0, false};
 	bd.pair_count = few;
-	ctx->frontier_capacity_override = 1;
+	ctx->batch.knobs.frontier_capacity = 1;
 	gpu_log_expected = 1; // the CPU-fallback warning
 	ENSURE(vkcol_batch_run(ctx, &bd, r2) == VKCOL_SUCCESS);
 	gpu_log_expected = 0;
-	ctx->frontier_capacity_override = 0;
+	ctx->batch.knobs.frontier_capacity = 0;
 	bd.pair_count = n;
 	ENSURE(stats.cpu_fallbacks > 0 && stats.cpu_fallbacks <= few);
 	ENSURE(few_total > 0);

@@ -6,10 +6,15 @@
 // validation messages. Exit 77 (skipped) only when no Vulkan device exists.
 #include <stdlib.h>
 
-#include "device.h"
-#include "pipeline.h"
-#include "shaders.h"
+#include "context.h"
+#include "gpu/pipeline.h"
+#include "smoke.h"
 #include "test.h"
+
+// tests/smoke.comp, compiled by tests/meson.build.
+static const uint32_t smoke_spv[] = {
+#include "smoke.spv.inc"
+};
 
 static int log_errors;
 
@@ -39,14 +44,15 @@ static vkcol_result make_smoke_pipeline(vkcol_context *ctx, gpu_pipeline *pipe)
 	VkSpecializationMapEntry entry = {0, 0, 4};
 	VkSpecializationInfo spec = {1, &entry, 4, &wg};
 	gpu_pipeline_desc pd = {
-	    .spirv = shader_smoke.code,
-	    .spirv_size = shader_smoke.size,
-	    .storage_buffer_count = 2,
+	    .spirv = smoke_spv,
+	    .spirv_size = sizeof(smoke_spv),
+	    .bindings = (const gpu_binding_type[2]){GPU_BINDING_STORAGE, GPU_BINDING_STORAGE},
+	    .binding_count = 2,
 	    .push_constant_size = sizeof(vkcol_smoke_params),
 	    .specialization = &spec,
 	    .name = "smoke",
 	};
-	return gpu_pipeline_create(ctx, &pd, pipe);
+	return gpu_pipeline_create(&ctx->gpu, &pd, pipe);
 }
 
 // Runs the smoke shader over n values on ctx and checks every output.
@@ -60,29 +66,29 @@ static void run_smoke(vkcol_context *ctx, uint32_t n)
 		host[i] = i * 7u + 3u;
 	uint32_t wg = VKCOL_WORKGROUP_SIZE;
 	ENSURE(make_smoke_pipeline(ctx, &pipe) == VKCOL_SUCCESS);
-	ENSURE(gpu_buffer_create(ctx, (VkDeviceSize)n * 4, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, GPU_MEMORY_DEVICE, "in",
-	                         &in) == VKCOL_SUCCESS);
-	ENSURE(gpu_buffer_create(ctx, (VkDeviceSize)n * 4, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, GPU_MEMORY_DEVICE, "out",
-	                         &out) == VKCOL_SUCCESS);
-	ENSURE(gpu_upload(ctx, &in, 0, host, (VkDeviceSize)n * 4) == VKCOL_SUCCESS);
+	ENSURE(gpu_buffer_create(&ctx->gpu, (VkDeviceSize)n * 4, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, GPU_MEMORY_DEVICE,
+	                         "in", &in) == VKCOL_SUCCESS);
+	ENSURE(gpu_buffer_create(&ctx->gpu, (VkDeviceSize)n * 4, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, GPU_MEMORY_DEVICE,
+	                         "out", &out) == VKCOL_SUCCESS);
+	ENSURE(gpu_upload(&ctx->gpu, &in, 0, host, (VkDeviceSize)n * 4) == VKCOL_SUCCESS);
 	VkDescriptorSet set;
 	gpu_binding bindings[2] = {{&in, 0, 0}, {&out, 0, 0}};
-	ENSURE(gpu_pipeline_bind(ctx, &pipe, bindings, NULL, VK_NULL_HANDLE, &set) == VKCOL_SUCCESS);
+	ENSURE(gpu_pipeline_bind(&ctx->gpu, &pipe, bindings, NULL, VK_NULL_HANDLE, &set) == VKCOL_SUCCESS);
 	VkCommandBuffer cmd;
-	ENSURE(gpu_begin_once(ctx, &cmd) == VKCOL_SUCCESS);
+	ENSURE(gpu_begin_once(&ctx->gpu, &cmd) == VKCOL_SUCCESS);
 	vkcol_smoke_params params = {n, 5};
-	gpu_pipeline_dispatch(ctx, cmd, &pipe, set, &params, (n + wg - 1) / wg);
-	gpu_barrier_all(ctx, cmd);
-	ENSURE(gpu_submit_once(ctx, cmd) == VKCOL_SUCCESS);
+	gpu_pipeline_dispatch(&ctx->gpu, cmd, &pipe, set, &params, (n + wg - 1) / wg);
+	gpu_barrier_all(&ctx->gpu, cmd);
+	ENSURE(gpu_submit_once(&ctx->gpu, cmd) == VKCOL_SUCCESS);
 	memset(host, 0, (size_t)n * 4);
-	ENSURE(gpu_readback(ctx, &out, 0, host, (VkDeviceSize)n * 4) == VKCOL_SUCCESS);
+	ENSURE(gpu_readback(&ctx->gpu, &out, 0, host, (VkDeviceSize)n * 4) == VKCOL_SUCCESS);
 	uint32_t bad = 0;
 	for (uint32_t i = 0; i < n; i++)
 		bad += host[i] != (i * 7u + 3u) * 5u + i;
 	ENSURE_MSG(bad == 0, "%u of %u outputs wrong", bad, n);
-	gpu_buffer_destroy(ctx, &in);
-	gpu_buffer_destroy(ctx, &out);
-	gpu_pipeline_destroy(ctx, &pipe);
+	gpu_buffer_destroy(&ctx->gpu, &in);
+	gpu_buffer_destroy(&ctx->gpu, &out);
+	gpu_pipeline_destroy(&ctx->gpu, &pipe);
 	free(host);
 }
 
@@ -109,7 +115,7 @@ static void test_dispatch_2d(void)
 	vkcol_context *ctx = make_context();
 	if (!ctx)
 		return;
-	uint32_t max_x = ctx->props.limits.maxComputeWorkGroupCount[0];
+	uint32_t max_x = ctx->gpu.props.limits.maxComputeWorkGroupCount[0];
 	uint64_t n64 = ((uint64_t)max_x + 17u) * VKCOL_WORKGROUP_SIZE + 5u;
 	if (n64 > (64u << 20)) {
 		// A device with a huge limit: 2D splitting cannot be reached with
@@ -245,9 +251,9 @@ static void test_validation_is_live(void)
 	                           .size = 0,
 	                           .usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT};
 	VkBuffer buffer = VK_NULL_HANDLE;
-	VkResult vr = ctx->vk.vkCreateBuffer(ctx->device, &info, NULL, &buffer);
+	VkResult vr = ctx->gpu.vk.vkCreateBuffer(ctx->gpu.device, &info, NULL, &buffer);
 	if (vr == VK_SUCCESS && buffer)
-		ctx->vk.vkDestroyBuffer(ctx->device, buffer, NULL);
+		ctx->gpu.vk.vkDestroyBuffer(ctx->gpu.device, buffer, NULL);
 	ENSURE(vkcol_context_validation_message_count(ctx) >= 1);
 	ENSURE(provoked >= 1);
 	vkcol_context_destroy(ctx);
@@ -268,29 +274,29 @@ static void test_sync_validation_is_live(void)
 	gpu_buffer a = {0}, b = {0};
 	gpu_pipeline pipe = {0};
 	ENSURE(make_smoke_pipeline(ctx, &pipe) == VKCOL_SUCCESS);
-	ENSURE(gpu_buffer_create(ctx, n * 4, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+	ENSURE(gpu_buffer_create(&ctx->gpu, n * 4, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
 	                         GPU_MEMORY_DEVICE, "a", &a) == VKCOL_SUCCESS);
-	ENSURE(gpu_buffer_create(ctx, n * 4, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, GPU_MEMORY_DEVICE, "b", &b) ==
+	ENSURE(gpu_buffer_create(&ctx->gpu, n * 4, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, GPU_MEMORY_DEVICE, "b", &b) ==
 	       VKCOL_SUCCESS);
 	const gpu_binding forth[2] = {{&a, 0, 0}, {&b, 0, 0}}, back[2] = {{&b, 0, 0}, {&a, 0, 0}};
 	const gpu_binding *both[2] = {forth, back};
 	VkDescriptorSet sets[2];
-	ENSURE(gpu_pipeline_bind_sets(ctx, &pipe, 2, both, NULL, VK_NULL_HANDLE, sets) == VKCOL_SUCCESS);
+	ENSURE(gpu_pipeline_bind_sets(&ctx->gpu, &pipe, 2, both, NULL, VK_NULL_HANDLE, sets) == VKCOL_SUCCESS);
 	ENSURE(sets[0] != sets[1]);
 	VkCommandBuffer cmd;
-	ENSURE(gpu_begin_once(ctx, &cmd) == VKCOL_SUCCESS);
-	ctx->vk.vkCmdFillBuffer(cmd, a.buffer, 0, VK_WHOLE_SIZE, 1);
-	gpu_barrier_all(ctx, cmd);
+	ENSURE(gpu_begin_once(&ctx->gpu, &cmd) == VKCOL_SUCCESS);
+	ctx->gpu.vk.vkCmdFillBuffer(cmd, a.buffer, 0, VK_WHOLE_SIZE, 1);
+	gpu_barrier_all(&ctx->gpu, cmd);
 	vkcol_smoke_params params = {n, 3};
-	gpu_pipeline_dispatch(ctx, cmd, &pipe, sets[0], &params, (n + wg - 1) / wg);
+	gpu_pipeline_dispatch(&ctx->gpu, cmd, &pipe, sets[0], &params, (n + wg - 1) / wg);
 	ENSURE_EQ_INT(vkcol_context_validation_message_count(ctx), 0);
-	gpu_pipeline_dispatch(ctx, cmd, &pipe, sets[1], &params, (n + wg - 1) / wg); // reads b: no barrier
+	gpu_pipeline_dispatch(&ctx->gpu, cmd, &pipe, sets[1], &params, (n + wg - 1) / wg); // reads b: no barrier
 	ENSURE(vkcol_context_validation_message_count(ctx) >= 1);
-	gpu_barrier_all(ctx, cmd);
-	ENSURE(gpu_submit_once(ctx, cmd) == VKCOL_SUCCESS);
-	gpu_buffer_destroy(ctx, &a);
-	gpu_buffer_destroy(ctx, &b);
-	gpu_pipeline_destroy(ctx, &pipe);
+	gpu_barrier_all(&ctx->gpu, cmd);
+	ENSURE(gpu_submit_once(&ctx->gpu, cmd) == VKCOL_SUCCESS);
+	gpu_buffer_destroy(&ctx->gpu, &a);
+	gpu_buffer_destroy(&ctx->gpu, &b);
+	gpu_pipeline_destroy(&ctx->gpu, &pipe);
 	vkcol_context_destroy(ctx);
 }
 

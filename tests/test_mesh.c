@@ -2,10 +2,10 @@
 // Mesh validation (vkcol_mesh_check), analysis (mesh_cpu_build: welding,
 // closed or open, degenerate triangles, volume, bounding sphere, interior
 // origin) and the mesh table's handle logic, all without a device.
-#include "clearance.h"
-#include "device.h"
-#include "mesh.h"
-#include "reference.h"
+#include "geometry/clearance.h"
+#include "context.h"
+#include "geometry/mesh_cpu.h"
+#include "geometry/reference.h"
 #include "meshgen.h"
 #include "test.h"
 #include "tree_check.h"
@@ -847,6 +847,7 @@ static void test_table_handles(void)
 	vkcol_context ctx;
 	memset(&ctx, 0, sizeof(ctx));
 	core_env_init(&ctx.env, NULL, capture_log, NULL, VKCOL_LOG_WARNING);
+	ctx.meshes.env = &ctx.env;
 
 	vkcol_mesh h = {12345};
 	vkcol_mesh_desc bad = cube_desc();
@@ -860,19 +861,19 @@ static void test_table_handles(void)
 	ENSURE_EQ_INT(vkcol_mesh_create(&ctx, &bad, NULL), VKCOL_ERROR_INVALID_ARGUMENT);
 	ENSURE_EQ_INT(vkcol_mesh_create(NULL, &bad, &h), VKCOL_ERROR_INVALID_ARGUMENT);
 	// The failed creations left no slot in use.
-	for (uint32_t i = 0; i < ctx.mesh_capacity; ++i)
-		ENSURE(!ctx.meshes[i].used);
+	for (uint32_t i = 0; i < ctx.meshes.capacity; ++i)
+		ENSURE(!ctx.meshes.slots[i].used);
 
 	// A slot filled by hand (as vkcol_mesh_create would after uploading).
-	ENSURE(ctx.mesh_capacity > 0);
-	mesh_slot *slot = &ctx.meshes[0];
+	ENSURE(ctx.meshes.capacity > 0);
+	mesh_slot *slot = &ctx.meshes.slots[0];
 	vkcol_mesh_desc d = cube_desc();
 	ENSURE_EQ_INT(mesh_cpu_build(&ctx.env, &d, &slot->cpu), VKCOL_SUCCESS);
 	slot->used = true;
 	slot->cube_resolution = 64;
 	slot->generation = 5;
 	vkcol_mesh good = {(5u << MESH_INDEX_BITS) | 1u};
-	ENSURE(device_mesh_slot(&ctx, good) == slot);
+	ENSURE(mesh_table_get(&ctx.meshes, good) == slot);
 
 	vkcol_mesh_info info;
 	ENSURE_EQ_INT(vkcol_mesh_get_info(&ctx, good, &info), VKCOL_SUCCESS);
@@ -902,7 +903,7 @@ static void test_table_handles(void)
 	for (size_t i = 0; i < CORE_COUNT_OF(stale); ++i) {
 		reset_log();
 		vkcol_mesh h2 = {stale[i].id};
-		ENSURE(device_mesh_slot(&ctx, h2) == NULL);
+		ENSURE(mesh_table_get(&ctx.meshes, h2) == NULL);
 		ENSURE_MSG(log_count_ == 1 && strstr(last_log_, stale[i].why) != NULL, "id %#x: log '%s'", stale[i].id,
 		           last_log_);
 		ENSURE_EQ_INT(vkcol_mesh_get_info(&ctx, h2, &info), VKCOL_ERROR_INVALID_HANDLE);
@@ -916,13 +917,13 @@ static void test_table_handles(void)
 	ENSURE(!slot->used);
 	ENSURE_EQ_INT(slot->generation, 6);
 	ENSURE(slot->cpu.positions == NULL);
-	ENSURE(device_mesh_slot(&ctx, good) == NULL);
+	ENSURE(mesh_table_get(&ctx.meshes, good) == NULL);
 	vkcol_mesh_destroy(&ctx, good);
 	ENSURE_EQ_INT(slot->generation, 6);
 	vkcol_mesh_destroy(&ctx, (vkcol_mesh){0});
 	vkcol_mesh_destroy(NULL, good);
 
-	core_free(&ctx.env, ctx.meshes);
+	core_free(&ctx.env, ctx.meshes.slots);
 }
 
 int main(int argc, char **argv)

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Tests for min_ball (src/min_ball.c), the smallest enclosing ball of the
+// Tests for min_ball (src/geometry/min_ball.c), the smallest enclosing ball of the
 // batch pool's vertex clusters and groups:
 // - analytic cases: one point, two, coincident points, points on a line
 //   (with repeats), a square grid in a tilted plane, a regular polygon with
@@ -11,7 +11,7 @@
 //   within 1 % of the smallest), and no more than 1 % smaller than it;
 //   points on a sphere get that sphere's radius.
 
-#include "min_ball.h"
+#include "geometry/min_ball.h"
 #include "test.h"
 
 #include <stdint.h>

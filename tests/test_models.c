@@ -17,8 +17,8 @@
 //                      twice, 16 three times: non-manifold, so not closed.
 // Closed models come from other formats: the cubes of OFF/PLY/OBJ.
 #include "import.h"
-#include "mesh.h"
-#include "reference.h"
+#include "geometry/mesh_cpu.h"
+#include "geometry/reference.h"
 #include "test.h"
 #include "tree_check.h"
 

@@ -14,7 +14,7 @@
 // distance (vkcol_reference_distance). Each case runs on the double path
 // (the device's shaderFloat64) and on the float path a device without it
 // takes (pairs float cannot decide go to the CPU reference). Validation on.
-#include "device.h"
+#include "context.h"
 #include "gpu_util.h"
 
 typedef struct tally {
@@ -84,15 +84,15 @@ static tally check_both(vkcol_context *ctx, const vkcol_pair *pairs, uint32_t n,
 	char label[96];
 	vkcol_batch_stats stats64, stats;
 	tally a = check_pairs(ctx, pairs, n, flags, name, &stats64);
-	ctx->float64_off = true;
+	ctx->batch.knobs.float64_off = true;
 	snprintf(label, sizeof(label), "%s, float", name);
 	tally b = check_pairs(ctx, pairs, n, flags, label, &stats);
-	ctx->float64_off = false;
+	ctx->batch.knobs.float64_off = false;
 	printf("       pairs left to the CPU: %llu in double, %llu in float\n", (unsigned long long)stats64.float_undecided,
 	       (unsigned long long)stats.float_undecided);
 	// In double the device decides every pair here itself (on lavapipe,
 	// which has shaderFloat64).
-	if (ctx->float64)
+	if (ctx->gpu.float64)
 		ENSURE_EQ_INT(stats64.float_undecided, 0);
 	if (undecided)
 		*undecided = stats.float_undecided;
@@ -382,7 +382,7 @@ static void test_point_and_segment(void)
 	};
 	pairs[1].pose_a = pairs[0].pose_b; // the same placement, the other way round
 	for (int path = 0; path < 2; path++) {
-		ctx->float64_off = path == 1;
+		ctx->batch.knobs.float64_off = path == 1;
 		vkcol_pair_result r[2];
 		vkcol_triangle_pair listed[4];
 		vkcol_triangle_list list = {listed, 4, 0, false};
@@ -394,7 +394,7 @@ static void test_point_and_segment(void)
 		ENSURE(vkcol_batch_run(ctx, &bd, r) == VKCOL_SUCCESS);
 		ENSURE_EQ_INT(list.count, 0);
 	}
-	ctx->float64_off = false;
+	ctx->batch.knobs.float64_off = false;
 	double d = 0.0;
 	ENSURE(vkcol_reference_distance(ctx, &pairs[0], &d) == VKCOL_SUCCESS);
 	ENSURE_MSG(fabs(d - 2.98) < 0.01, "reference distance %g", d);

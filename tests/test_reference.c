@@ -2,9 +2,9 @@
 // The double-precision reference (reference.h): poses, point in solid,
 // surface intersection and the full collision semantics, each checked
 // against answers derived from the geometry by hand.
-#include "device.h"
+#include "context.h"
 #include "meshgen.h"
-#include "reference.h"
+#include "geometry/reference.h"
 #include "test.h"
 
 #include <stdlib.h>
@@ -604,12 +604,14 @@ static void test_public_entry(void)
 	vkcol_context ctx;
 	memset(&ctx, 0, sizeof(ctx));
 	core_env_init(&ctx.env, NULL, NULL, NULL, VKCOL_LOG_DEFAULT);
+	ctx.meshes.env = &ctx.env;
 	size_t capacity = 0;
-	ENSURE(core_grow(&ctx.env, (void **)&ctx.meshes, sizeof(mesh_slot), &capacity, 2));
-	ctx.mesh_capacity = (uint32_t)capacity;
-	if (!build_box(&ctx.meshes[0].cpu, -1, -1, -1, 1, 1, 1, 1) || !build_box(&ctx.meshes[1].cpu, -1, -1, -1, 1, 1, 1, 2))
+	ENSURE(core_grow(&ctx.env, (void **)&ctx.meshes.slots, sizeof(mesh_slot), &capacity, 2));
+	ctx.meshes.capacity = (uint32_t)capacity;
+	if (!build_box(&ctx.meshes.slots[0].cpu, -1, -1, -1, 1, 1, 1, 1) ||
+	    !build_box(&ctx.meshes.slots[1].cpu, -1, -1, -1, 1, 1, 1, 2))
 		return;
-	ctx.meshes[0].used = ctx.meshes[1].used = true;
+	ctx.meshes.slots[0].used = ctx.meshes.slots[1].used = true;
 	vkcol_pair pair = {{1}, {2}, {{1, 0, 0, 0}, {0, 0, 0}}, {{1, 0, 0, 0}, {1.5f, 0, 0}}};
 	bool hit = false;
 	ENSURE_EQ_INT(vkcol_reference_collide(&ctx, &pair, &hit), VKCOL_SUCCESS);
@@ -648,9 +650,9 @@ static void test_public_entry(void)
 	ENSURE_EQ_INT(vkcol_reference_collide(&ctx, &pair, NULL), VKCOL_ERROR_INVALID_ARGUMENT);
 	ENSURE_EQ_INT(vkcol_reference_collide(NULL, &pair, &hit), VKCOL_ERROR_INVALID_ARGUMENT);
 
-	mesh_cpu_free(&ctx.env, &ctx.meshes[0].cpu);
-	mesh_cpu_free(&ctx.env, &ctx.meshes[1].cpu);
-	core_free(&ctx.env, ctx.meshes);
+	mesh_cpu_free(&ctx.env, &ctx.meshes.slots[0].cpu);
+	mesh_cpu_free(&ctx.env, &ctx.meshes.slots[1].cpu);
+	core_free(&ctx.env, ctx.meshes.slots);
 }
 
 int main(int argc, char **argv)

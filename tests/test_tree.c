@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The balanced AABB tree (aabb_tree.h): layout, boxes, leaves, the split
 // rule of CN 102663825, balance on well-spread inputs, degenerate inputs.
-#include "aabb_tree.h"
+#include "geometry/aabb_tree.h"
 #include "meshgen.h"
 #include "test.h"
 #include "tree_check.h"

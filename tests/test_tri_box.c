@@ -14,8 +14,8 @@
 //   slabs of the box in long double.
 
 #include "test.h"
-#include "tri_box.h"
-#include "tri_tri.h"
+#include "geometry/tri_box.h"
+#include "geometry/tri_tri.h"
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -8,8 +8,8 @@
 #include <stdint.h>
 
 #include "test.h"
-#include "tri_dist.h"
-#include "tri_tri.h"
+#include "geometry/tri_dist.h"
+#include "geometry/tri_tri.h"
 
 static uint64_t next_random(uint64_t *state)
 {

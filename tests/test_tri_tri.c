@@ -14,7 +14,7 @@
 // - Random general-position pairs against clipping in long double.
 
 #include "test.h"
-#include "tri_tri.h"
+#include "geometry/tri_tri.h"
 
 #include <stdbool.h>
 #include <stdint.h>

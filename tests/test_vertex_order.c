@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Tests for vertex_order_cells (src/vertex_order.c), the k-d order of the
+// Tests for vertex_order_cells (src/geometry/vertex_order.c), the k-d order of the
 // batch pool's vertices:
 // - the result is a permutation of the input, for counts around the cluster
 //   and group sizes, random points, points that all coincide, and points
@@ -15,7 +15,7 @@
 
 #include "meshgen.h"
 #include "test.h"
-#include "vertex_order.h"
+#include "geometry/vertex_order.h"
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "aabb_tree.h"
+#include "geometry/aabb_tree.h"
 
 typedef struct tree_check_result {
 	uint32_t violations;

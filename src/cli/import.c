@@ -55,6 +55,10 @@
 
 #include <vkcollide.h>
 
+// The library's welding key and hash (header only), so that the importer
+// joins exactly the positions the library would weld.
+#include "../geometry/weld.h"
+
 #define IMPORT_FLAGS (aiProcess_Triangulate | aiProcess_SortByPType)
 
 // Deeper node trees than this are treated as corrupt (also stops cycles).
@@ -267,28 +271,11 @@ static bool walk_scene(builder *b, visit_fn visit)
 	return true;
 }
 
-static uint32_t hash_position(const uint32_t bits[3])
-{
-	uint64_t h = bits[0] * 0x9e3779b97f4a7c15ull;
-	h ^= bits[1] + 0x7f4a7c159e3779b9ull + (h << 6) + (h >> 2);
-	h ^= bits[2] * 0xc2b2ae3d27d4eb4full + (h << 6) + (h >> 2);
-	return (uint32_t)(h ^ (h >> 32));
-}
-
-static void position_bits(const float p[3], uint32_t bits[3])
-{
-	for (int i = 0; i < 3; i++) {
-		// -0 and +0 are the same position.
-		float v = p[i] == 0.0f ? 0.0f : p[i];
-		memcpy(&bits[i], &v, sizeof(v));
-	}
-}
-
 static void table_insert(builder *b, uint32_t vertex)
 {
 	uint32_t bits[3];
-	position_bits(&b->positions[3 * (size_t)vertex], bits);
-	uint32_t slot = hash_position(bits) & b->table_mask;
+	weld_key(&b->positions[3 * (size_t)vertex], bits);
+	uint32_t slot = weld_hash(bits) & b->table_mask;
 	while (b->table[slot] != UINT32_MAX)
 		slot = (slot + 1) & b->table_mask;
 	b->table[slot] = vertex;
@@ -322,11 +309,11 @@ static bool add_vertex(builder *b, const float p[3], uint32_t *out)
 	uint32_t bits[3];
 	uint32_t slot = 0;
 	if (finite) {
-		position_bits(p, bits);
-		slot = hash_position(bits) & b->table_mask;
+		weld_key(p, bits);
+		slot = weld_hash(bits) & b->table_mask;
 		for (uint32_t v; (v = b->table[slot]) != UINT32_MAX; slot = (slot + 1) & b->table_mask) {
 			uint32_t other[3];
-			position_bits(&b->positions[3 * (size_t)v], other);
+			weld_key(&b->positions[3 * (size_t)v], other);
 			if (memcmp(bits, other, sizeof(bits)) == 0) {
 				*out = v;
 				return true;

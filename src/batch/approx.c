@@ -1,0 +1,242 @@
+// SPDX-License-Identifier: MIT
+// Approx mode: the patent's vertex test (Intel, US 7,928,993) with culling,
+// in chunks of pairs on two frames of buffers, so that while the device
+// answers chunk k the host collects chunk k - 1's answers and writes chunk
+// k + 1's pairs. Per chunk: approx_pairs.comp (stage 0, the inner balls,
+// the nearest cluster per direction, jobs for the rest), approx_groups.comp
+// (group jobs), approx_jobs.comp (cluster jobs), then approx_pairs.comp's
+// spilled variant for the pairs whose jobs did not fit.
+#include "batch/approx.h"
+
+#include <string.h>
+
+#include "batch/pairs.h"
+#include "batch/pool.h"
+
+// The buffers of an approx frame are the context's scratch buffers
+// (gpu/memory.h), slot FRAME_<buffer> + frame index: a run of batches reuses
+// them.
+enum { FRAME_PAIRS = 0, FRAME_RESULTS = 2, FRAME_STATS = 4, FRAME_JOBS = 6, FRAME_JOB_ARGS = 8 };
+_Static_assert(FRAME_JOB_ARGS + 2 <= GPU_SCRATCH_SLOTS, "an approx frame's buffers fit the scratch slots");
+
+typedef struct frame {
+	gpu_buffer *pairs;   // host-visible: the chunk's pairs as pairs_upload writes them
+	gpu_buffer *results; // host-visible: read back without a copy
+	gpu_buffer *stats;   // VKCOL_STAT_WORDS counters, zeroed per chunk
+	gpu_buffer *jobs;    // cluster jobs, group jobs, spilled pairs (shared.h)
+	gpu_buffer *job_args; // their indirect dispatches and counts
+	VkDescriptorSet set, spilled_set, groups_set, jobs_set; // approx_pairs (both variants), approx_groups, approx_jobs
+	VkCommandBuffer cmd;
+	VkFence fence;
+	bool in_flight;
+	uint64_t first, count; // pairs of the chunk in flight
+} frame;
+
+// The most pairs one dispatch can take: the pair buffer within one binding's
+// range, and one invocation per pair in a 2D grid of workgroups.
+static uint32_t max_chunk(const batch_scope *s)
+{
+	uint64_t by_binding = s->gpu->props.limits.maxStorageBufferRange / sizeof(vkcol_gpu_pair);
+	uint64_t by_dispatch = (uint64_t)s->gpu->props.limits.maxComputeWorkGroupCount[0] *
+	                       s->gpu->props.limits.maxComputeWorkGroupCount[1] * VKCOL_WORKGROUP_SIZE;
+	uint64_t chunk = by_binding < by_dispatch ? by_binding : by_dispatch;
+	return chunk < UINT32_MAX ? (uint32_t)chunk : UINT32_MAX;
+}
+
+// Approx mode: 2^16 pairs, 4 MiB of pairs, 1 MiB of results and 20.5 MiB
+// of jobs per frame (two frames, kept between batches as scratch buffers);
+// large enough to fill a GPU (the jobs passes have many more invocations
+// than pairs), small enough that memory stays bounded.
+#define DEFAULT_CHUNK (1u << 16)
+
+// Cluster and group jobs per pair of a chunk, on average, that approx
+// mode's lists hold. A pair whose jobs do not fit is spilled (shared.h): a
+// pass after the jobs tests all its clusters, one invocation per spilled
+// pair; the same answers, but on a SIMD driver such as lavapipe a pair's
+// whole SIMD group waits for its longest loop. The lists leave room over
+// what the benchmark's non-convex pairs make on average
+// (docs/performance-notes.md). Each list is one dispatch of one
+// dimension, at most 4 Mi jobs (32 MiB): 16 per pair for chunks of 2^18,
+// the CLI's largest.
+#define APPROX_JOBS_PER_PAIR 32u
+#define APPROX_GROUP_JOBS_PER_PAIR 8u
+
+static uint64_t stat64(const uint32_t *words, uint32_t index)
+{
+	return (uint64_t)words[index] | ((uint64_t)words[index + 1] << 32);
+}
+
+// Waits for f's chunk and copies its answers (and counters) out.
+static vkcol_result harvest(batch_scope *s, frame *f, vkcol_pair_result *results, vkcol_batch_stats *stats)
+{
+	const core_env *env = s->env;
+	vkcol_result res = VKCOL_SUCCESS;
+	if (!f->in_flight)
+		return VKCOL_SUCCESS;
+	f->in_flight = false;
+	VK_TRY(env, s->gpu->vk.vkWaitForFences(s->gpu->device, 1, &f->fence, VK_TRUE, UINT64_MAX));
+	TRY(gpu_buffer_host_read(s->gpu, f->results));
+	memcpy(&results[f->first], f->results->mapped, f->count * sizeof(vkcol_pair_result));
+	if (stats) {
+		TRY(gpu_buffer_host_read(s->gpu, f->stats));
+		const uint32_t *words = f->stats->mapped;
+		stats->vertex_tests += stat64(words, VKCOL_STAT_VERTEX_TESTS);
+		stats->cube_samples += stat64(words, VKCOL_STAT_CUBE_SAMPLES);
+	}
+cleanup:
+	return res;
+}
+
+vkcol_result approx_run(batch_scope *s, const vkcol_batch_desc *desc, uint32_t map_array, vkcol_pair_result *results)
+{
+	const core_env *env = s->env;
+	vkcol_result res = VKCOL_SUCCESS;
+	vkcol_batch_stats *stats = desc->stats;
+	frame frames[2] = {0};
+	gpu_pipeline *approx = NULL, *approx_spilled = NULL, *approx_groups = NULL, *approx_jobs = NULL;
+	TRY(pipeline_get(s->gpu, s->pipelines, PIPELINE_APPROX, map_array, &approx));
+	TRY(pipeline_get(s->gpu, s->pipelines, PIPELINE_APPROX_SPILLED, map_array, &approx_spilled));
+	TRY(pipeline_get(s->gpu, s->pipelines, PIPELINE_APPROX_GROUPS, map_array, &approx_groups));
+	TRY(pipeline_get(s->gpu, s->pipelines, PIPELINE_APPROX_JOBS, map_array, &approx_jobs));
+
+	uint32_t most = desc->chunk_pairs ? desc->chunk_pairs : DEFAULT_CHUNK;
+	if (most > max_chunk(s))
+		most = max_chunk(s);
+	uint32_t chunk = (uint64_t)most > desc->pair_count ? (uint32_t)desc->pair_count : most;
+	// The frames' buffers hold `room` pairs: the chunk rounded up to a power
+	// of two (at most `most`), so that batches of similar sizes find their
+	// scratch buffers (gpu/memory.h) the right size.
+	uint64_t room = 1;
+	while (room < chunk)
+		room <<= 1;
+	room = room < most ? room : most;
+	// Each job list is one indirect dispatch of one dimension.
+	uint64_t job_max = (uint64_t)s->gpu->props.limits.maxComputeWorkGroupCount[0] * VKCOL_WORKGROUP_SIZE;
+	uint64_t job_capacity = APPROX_JOBS_PER_PAIR * (uint64_t)room;
+	job_capacity = job_capacity < job_max ? job_capacity : job_max;
+	if (s->state->knobs.approx_job_capacity)
+		job_capacity = s->state->knobs.approx_job_capacity;
+	uint64_t group_capacity = APPROX_GROUP_JOBS_PER_PAIR * (uint64_t)room;
+	group_capacity = group_capacity < job_max ? group_capacity : job_max;
+	if (s->state->knobs.approx_group_capacity)
+		group_capacity = s->state->knobs.approx_group_capacity;
+
+	VkImageView views[VKCOL_MAP_ARRAYS];
+	pool_views(s->state->pool, views);
+	for (int i = 0; i < 2; i++) {
+		frame *f = &frames[i];
+		// Pairs and jobs are read as texel buffers (approx_common.glsl).
+		const VkBufferUsageFlags texel =
+		    VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_UNIFORM_TEXEL_BUFFER_BIT;
+		TRY(gpu_scratch_get(s->gpu, FRAME_PAIRS + i, (VkDeviceSize)room * sizeof(vkcol_gpu_pair), texel,
+		                    GPU_MEMORY_UPLOAD, "batch pairs", &f->pairs));
+		TRY(gpu_scratch_get(s->gpu, FRAME_RESULTS + i, (VkDeviceSize)room * sizeof(vkcol_gpu_result),
+		                    VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, GPU_MEMORY_READBACK, "batch results", &f->results));
+		TRY(gpu_scratch_get(s->gpu, FRAME_STATS + i, VKCOL_STAT_WORDS * 4, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
+		                    GPU_MEMORY_READBACK, "batch stats", &f->stats));
+		// Whole texels of two jobs each.
+		TRY(gpu_scratch_get(s->gpu, FRAME_JOBS + i, (job_capacity + group_capacity + room + 1) / 2 * 16, texel,
+		                    GPU_MEMORY_DEVICE, "approx jobs", &f->jobs));
+		TRY(gpu_scratch_get(s->gpu, FRAME_JOB_ARGS + i, VKCOL_JOB_ARGS_WORDS * 4,
+		                    VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT |
+		                    VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+		                    GPU_MEMORY_DEVICE, "approx job dispatch", &f->job_args));
+		gpu_binding bindings[VKCOL_APPROX_BINDINGS] = {
+		    [VKCOL_APPROX_BINDING_STATS] = {f->stats, 0, 0},
+		    [VKCOL_APPROX_BINDING_JOBS] = {f->jobs, 0, 0},
+		    [VKCOL_APPROX_BINDING_JOB_TEXELS] = {f->jobs, 0, 0},
+		    [VKCOL_APPROX_BINDING_JOB_ARGS] = {f->job_args, 0, 0},
+		};
+		pool_bind(s->state->pool, f->pairs, f->results, bindings);
+		TRY(gpu_pipeline_bind(s->gpu, approx, bindings, views, s->meshes->sampler.sampler, &f->set));
+		TRY(gpu_pipeline_bind(s->gpu, approx_spilled, bindings, views, s->meshes->sampler.sampler, &f->spilled_set));
+		TRY(gpu_pipeline_bind(s->gpu, approx_groups, bindings, views, s->meshes->sampler.sampler, &f->groups_set));
+		TRY(gpu_pipeline_bind(s->gpu, approx_jobs, bindings, views, s->meshes->sampler.sampler, &f->jobs_set));
+		VkCommandBufferAllocateInfo alloc = {VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO, NULL, s->gpu->command_pool,
+		                                     VK_COMMAND_BUFFER_LEVEL_PRIMARY, 1};
+		VK_TRY(env, s->gpu->vk.vkAllocateCommandBuffers(s->gpu->device, &alloc, &f->cmd));
+		VkFenceCreateInfo fence = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
+		VK_TRY(env, s->gpu->vk.vkCreateFence(s->gpu->device, &fence, NULL, &f->fence));
+	}
+
+	uint64_t done = 0;
+	bool stopped = false;
+	uint32_t k = 0;
+	for (uint64_t first = 0; first < desc->pair_count && !stopped; first += chunk, k ^= 1) {
+		frame *f = &frames[k];
+		if (f->in_flight) {
+			TRY(harvest(s, f, results, stats));
+			done = f->first + f->count;
+			if (desc->progress && !desc->progress(desc->progress_user, done, desc->pair_count)) {
+				stopped = true;
+				break;
+			}
+		}
+		uint64_t count = desc->pair_count - first < chunk ? desc->pair_count - first : chunk;
+		pairs_upload(s, &desc->pairs[first], count, NULL, false, f->pairs->mapped);
+		VkCommandBufferBeginInfo begin = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
+		                                  .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT};
+		VK_TRY(env, s->gpu->vk.vkBeginCommandBuffer(f->cmd, &begin));
+		vkcol_approx_params params = {
+		    .pair_count = (uint32_t)count,
+		    .mip_level = desc->mip_level,
+		    .mesh_index_mask = MESH_MAX_COUNT,
+		    .flags = (stats != NULL ? VKCOL_APPROX_STATS : 0u) |
+		             (s->state->knobs.cone_bounds_off ? VKCOL_APPROX_NO_CONES : 0u) |
+		             (s->state->knobs.clearance_off ? VKCOL_APPROX_NO_CLEARANCE : 0u),
+		    .job_capacity = (uint32_t)job_capacity,
+		    .group_capacity = (uint32_t)group_capacity,
+		};
+		// Per list: no workgroups (x = 0, y = z = 1), no jobs.
+		static const uint32_t no_jobs[VKCOL_JOB_ARGS_WORDS] = {0, 1, 1, 0, 0, 1, 1, 0, 0, 1, 1, 0};
+		s->gpu->vk.vkCmdUpdateBuffer(f->cmd, f->job_args->buffer, 0, sizeof(no_jobs), no_jobs);
+		if (stats)
+			s->gpu->vk.vkCmdFillBuffer(f->cmd, f->stats->buffer, 0, VK_WHOLE_SIZE, 0);
+		gpu_barrier_all(s->gpu, f->cmd);
+		gpu_pipeline_dispatch(s->gpu, f->cmd, approx, f->set, &params,
+		                      (uint32_t)((count + VKCOL_WORKGROUP_SIZE - 1) / VKCOL_WORKGROUP_SIZE));
+		gpu_barrier_all(s->gpu, f->cmd);
+		gpu_pipeline_dispatch(s->gpu, f->cmd, approx_groups, f->groups_set, &params, 0); // binds only
+		s->gpu->vk.vkCmdDispatchIndirect(f->cmd, f->job_args->buffer, 16 * VKCOL_JOBS_GROUP);
+		gpu_barrier_all(s->gpu, f->cmd);
+		gpu_pipeline_dispatch(s->gpu, f->cmd, approx_jobs, f->jobs_set, &params, 0); // binds only
+		s->gpu->vk.vkCmdDispatchIndirect(f->cmd, f->job_args->buffer, 16 * VKCOL_JOBS_CLUSTER);
+		gpu_barrier_all(s->gpu, f->cmd);
+		gpu_pipeline_dispatch(s->gpu, f->cmd, approx_spilled, f->spilled_set, &params, 0); // binds only
+		s->gpu->vk.vkCmdDispatchIndirect(f->cmd, f->job_args->buffer, 16 * VKCOL_JOBS_SPILLED);
+		gpu_barrier_all(s->gpu, f->cmd);
+		VK_TRY(env, s->gpu->vk.vkEndCommandBuffer(f->cmd));
+		VK_TRY(env, s->gpu->vk.vkResetFences(s->gpu->device, 1, &f->fence));
+		VkSubmitInfo submit = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .commandBufferCount = 1, .pCommandBuffers = &f->cmd};
+		VK_TRY(env, s->gpu->vk.vkQueueSubmit(s->gpu->queue, 1, &submit, f->fence));
+		f->in_flight = true;
+		f->first = first;
+		f->count = count;
+	}
+	// Drain in submission order so `done` stays a prefix.
+	for (int i = 0; i < 2; i++) {
+		frame *f = &frames[k];
+		if (f->in_flight) {
+			TRY(harvest(s, f, results, stats));
+			done = f->first + f->count;
+			if (desc->progress && !stopped && done < desc->pair_count)
+				stopped = !desc->progress(desc->progress_user, done, desc->pair_count);
+		}
+		k ^= 1;
+	}
+	if (desc->progress && !stopped && done == desc->pair_count)
+		desc->progress(desc->progress_user, done, desc->pair_count);
+	if (stopped && done < desc->pair_count)
+		res = VKCOL_ERROR_INTERRUPTED;
+cleanup:
+	for (int i = 0; i < 2; i++) {
+		frame *f = &frames[i];
+		if (f->in_flight)
+			s->gpu->vk.vkWaitForFences(s->gpu->device, 1, &f->fence, VK_TRUE, UINT64_MAX);
+		if (f->fence)
+			s->gpu->vk.vkDestroyFence(s->gpu->device, f->fence, NULL);
+		if (f->cmd)
+			s->gpu->vk.vkFreeCommandBuffers(s->gpu->device, s->gpu->command_pool, 1, &f->cmd);
+	}
+	return res;
+}

@@ -1,0 +1,55 @@
+// SPDX-License-Identifier: MIT
+// The batch layer: what a batch works with (batch_scope, lent by the context)
+// and what it keeps between batches (batch_state: the pool and the test
+// knobs). vkcol_batch_run (batch.c) runs the stages, one file each: the pool
+// (pool.c), the pairs (pairs.c), approx mode (approx.c), exact mode
+// (exact.c), its triangle lists (triangle_list.c), its overflow reruns and
+// CPU fallback (rerun.c).
+#pragma once
+
+#include "gpu/device.h"
+#include "mesh/mesh_table.h"
+#include "pipelines.h"
+
+typedef struct batch_pool batch_pool;
+
+// Test and benchmark knobs: zero in normal use, where nothing sets them.
+// They change how a batch runs (capacities, culls, precision), never what it
+// may answer: the tests reach rare paths with them (frontier overflows,
+// spilled pairs, the float path of devices without shaderFloat64) and check
+// each cull against a run without it; the benchmarks try traversal budgets.
+typedef struct batch_knobs {
+	uint32_t frontier_capacity;     // > 0: exact mode's frontier items (instead of the binding's limit)
+	uint32_t traverse_budget;       // > 0: exact mode's depth-first steps per item (1: breadth first only)
+	bool float64_off;               // exact mode runs its float path, as without shaderFloat64
+	uint32_t approx_job_capacity;   // > 0: approx mode's cluster jobs per chunk
+	uint32_t approx_group_capacity; // > 0: approx mode's group jobs per chunk
+	bool cone_bounds_off;           // approx mode skips no vertex cluster by its cone bounds
+	bool clearance_off;             // ... nor by its clearance field (geometry/clearance.h)
+} batch_knobs;
+
+// What the batch layer keeps in the context between batches.
+typedef struct batch_state {
+	batch_pool *pool; // every live mesh's data as the batch shaders read it (pool.c), or NULL
+	batch_knobs knobs;
+} batch_state;
+
+// What a batch works with: the context's device, pipelines, meshes and batch
+// state, lent for one call.
+typedef struct batch_scope {
+	const core_env *env;
+	gpu_device *gpu;
+	pipeline_table *pipelines;
+	mesh_table *meshes;
+	batch_state *state;
+} batch_scope;
+
+// The scope of a context (context.c); false when ctx is NULL.
+bool batch_scope_of(vkcol_context *ctx, batch_scope *out);
+
+// Frees the pool (at vkcol_context_destroy, before the meshes).
+void batch_state_free(gpu_device *gpu, batch_state *state);
+
+// Seconds of a monotonic clock (the batch statistics).
+double batch_now(void);
+

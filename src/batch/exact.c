@@ -1,0 +1,403 @@
+// SPDX-License-Identifier: MIT
+// Exact mode: breadth-first traversal of both meshes' flattened AABB trees on
+// the device (Xiao & Shi, "GPGPU-based real-time collision detection"; the
+// balanced trees of CN 102663825), one dispatch per level sized by the
+// previous level's counters through vkCmdDispatchIndirect, then exact
+// triangle tests and containment. Per chunk, one command buffer: the setup,
+// search and walk passes (the early accepts), the levels, the containment
+// pass; the host then collects the answers and reruns what overflowed
+// (rerun.c).
+#include "batch/exact.h"
+
+#include <string.h>
+
+#include "batch/pairs.h"
+#include "batch/pool.h"
+#include "batch/rerun.h"
+
+// Does exact mode place and test triangles in double on this device
+// (shaderFloat64: the _fp64 pipelines, pairs uploaded as given)?
+static bool exact_in_double(const batch_scope *s)
+{
+	return s->gpu->float64 && !s->state->knobs.float64_off;
+}
+
+// Exact mode's pipeline `id` in the precision exact_in_double chooses.
+static pipeline_id exact_pipeline(const batch_scope *s, pipeline_id id)
+{
+	return exact_in_double(s) ? pipeline_in_double(id) : id;
+}
+
+// Items of a frontier's three regions (16 bytes each; one binding, also
+// read as texels), bounded so that the buffer, with up to as many slots
+// again for the candidate and the confirmation entries (each region as
+// large as the leaf region, at most half the items), fits a binding; 2^21
+// items are 32 MiB (and 8 MiB each of candidate and confirmation slots,
+// 16 MiB without depth-first items) per frontier.
+static uint32_t frontier_capacity(const batch_scope *s)
+{
+	if (s->state->knobs.frontier_capacity)
+		return s->state->knobs.frontier_capacity;
+	uint64_t by_binding = s->gpu->props.limits.maxStorageBufferRange / 16;
+	if (by_binding > s->gpu->props.limits.maxTexelBufferElements)
+		by_binding = s->gpu->props.limits.maxTexelBufferElements;
+	by_binding = by_binding / 2;
+	return by_binding < (1u << 21) ? (uint32_t)by_binding : (1u << 21);
+}
+
+// Depth-first steps per traversal item, chosen by measurement (the budgets
+// tried are in docs/performance-notes.md): EXACT_BUDGET
+// steps find the first hit of a colliding pair after far fewer node pairs
+// than level-by-level expansion, while the invocations of a subgroup stay
+// within a bounded number of steps of each other.
+#define EXACT_BUDGET 16u
+
+static uint32_t traverse_budget(const batch_scope *s)
+{
+	uint32_t budget = s->state->knobs.traverse_budget ? s->state->knobs.traverse_budget : EXACT_BUDGET;
+	return budget < VKCOL_TRAVERSE_BUDGET_MAX ? budget : VKCOL_TRAVERSE_BUDGET_MAX;
+}
+
+// Pairs per exact-mode chunk unless the caller says otherwise: small enough
+// that the frontiers rarely overflow for meshes of a few thousand triangles.
+#define EXACT_DEFAULT_CHUNK (1u << 13)
+
+// Entries of the device's triangle-pair list per chunk (16 bytes each).
+#define EXACT_LIST_MAX (1u << 20)
+
+// Exact mode's pipelines, in exact_buffers.pipes and .sets.
+enum {
+	EXACT_SETUP,
+	EXACT_ARGS,
+	EXACT_TRAVERSE,
+	EXACT_CONTAIN,
+	EXACT_DIVE,
+	EXACT_LEAVES,
+	EXACT_SEARCH,
+	EXACT_TRIANGLES,
+	EXACT_WALK,
+	EXACT_CONFIRM,
+	EXACT_PIPELINES
+};
+
+// Byte offset of indirect dispatch d (VKCOL_ARGS_*, shared.h) in the args
+// buffer, as exact_args.comp writes them (4 words each).
+#define ARGS_AT(d) ((VkDeviceSize)16 * (d))
+_Static_assert(VKCOL_ARGS_CONFIRM < VKCOL_EXACT_ARGS_WORDS / 4, "every indirect dispatch has its words");
+
+typedef struct exact_buffers {
+	gpu_buffer pairs, results, state, frames, counters, args, list;
+	// Level l reads frontier l % 2 (through its texel view) and appends to
+	// the other (a storage binding); sets[i][l % 2] binds them so. Two buffers, not
+	// halves of one: each binding then covers only what the level reads or
+	// writes, so synchronization validation sees that the level's three
+	// dispatches, which have no barrier between them, read nothing the others
+	// write.
+	gpu_buffer frontiers[2];
+	VkDescriptorSet sets[EXACT_PIPELINES][2];
+	gpu_pipeline *pipes[EXACT_PIPELINES];
+	uint32_t chunk, capacity, levels, list_capacity, flags;
+	uint32_t budget;    // depth-first steps per item of a diving pair (1: breadth first only)
+	uint32_t dive_base; // frontier slots [dive_base, capacity) hold depth-first items
+	uint32_t leaf_base; // [0, leaf_base) breadth-first items, [leaf_base, dive_base) leaf-leaf ones; then
+	                    // from capacity, dive_base - leaf_base slots: the triangle pairs the leaf culls left
+} exact_buffers;
+
+static void exact_buffers_free(batch_scope *s, exact_buffers *b)
+{
+	gpu_buffer *all[] = {&b->pairs,        &b->results,  &b->state, &b->frames, &b->frontiers[0],
+	                     &b->frontiers[1], &b->counters, &b->args,  &b->list};
+	for (size_t i = 0; i < CORE_COUNT_OF(all); i++)
+		gpu_buffer_destroy(s->gpu, all[i]);
+}
+
+static vkcol_result exact_buffers_create(batch_scope *s, uint32_t chunk, uint32_t list_capacity, uint32_t flags,
+                                         uint32_t map_array, exact_buffers *b)
+{
+	vkcol_result res = VKCOL_SUCCESS;
+	const VkBufferUsageFlags storage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT;
+	b->chunk = chunk;
+	b->capacity = frontier_capacity(s);
+	b->list_capacity = list_capacity;
+	b->flags = flags;
+	// Listing visits every overlapping node pair: depth first saves nothing.
+	// (A frontier of one item has no room for two regions.)
+	b->budget = (flags & VKCOL_EXACT_FIND_ALL) || b->capacity < 2 ? 1 : traverse_budget(s);
+	b->dive_base = b->budget > 1 ? b->capacity / 2 : b->capacity;
+	// Leaf-leaf items get half of the rest (none in a frontier too small to
+	// split: their pairs then overflow, and the CPU reference answers them).
+	b->leaf_base = b->dive_base >= 2 ? b->dive_base - b->dive_base / 2 : b->dive_base;
+	// Every pair's seed must fit in the breadth-first and the depth-first
+	// regions; the breadth-first one is never the larger.
+	if (b->chunk > b->leaf_base)
+		b->chunk = b->leaf_base;
+	// Each level moves one step down one tree: depth A + depth B steps reach
+	// two leaves, one more tests them.
+	b->levels = 2 * s->state->pool->max_depth + 2;
+	// Pairs, frames and frontiers are read as texel buffers (exact_common.glsl).
+	const VkBufferUsageFlags texel = storage | VK_BUFFER_USAGE_UNIFORM_TEXEL_BUFFER_BIT;
+	TRY(gpu_buffer_create(s->gpu, (VkDeviceSize)b->chunk * sizeof(vkcol_gpu_pair), texel, GPU_MEMORY_UPLOAD,
+	                      "exact pairs", &b->pairs));
+	TRY(gpu_buffer_create(s->gpu, (VkDeviceSize)b->chunk * sizeof(vkcol_gpu_result), storage, GPU_MEMORY_READBACK,
+	                      "exact results", &b->results));
+	TRY(gpu_buffer_create(s->gpu, (VkDeviceSize)b->chunk * 8, storage, GPU_MEMORY_DEVICE, "exact pair state",
+	                      &b->state));
+	TRY(gpu_buffer_create(s->gpu, (VkDeviceSize)b->chunk * VKCOL_FRAME_VEC4S * 16, texel, GPU_MEMORY_DEVICE,
+	                      "exact pair frames", &b->frames));
+	// After the three regions, the triangle pairs the leaf culls left, one
+	// entry per window of A and batch of B with any (shared.h), then those
+	// the separating axes left for the confirmations: each as many slots as
+	// the leaf region, one entry per leaf-leaf item at most for leaves of
+	// up to 4 triangles; a pair whose entry does not fit is flagged for a
+	// rerun.
+	for (int k = 0; k < 2; k++)
+		TRY(gpu_buffer_create(s->gpu, ((VkDeviceSize)b->capacity + 2 * (b->dive_base - b->leaf_base)) * 16, texel,
+		                      GPU_MEMORY_DEVICE, k ? "exact frontier 1" : "exact frontier 0", &b->frontiers[k]));
+	TRY(gpu_buffer_create(s->gpu, VKCOL_COUNTER_WORDS * 4, storage, GPU_MEMORY_READBACK, "exact counters",
+	                      &b->counters));
+	// Five indirect dispatches per level: breadth-first, depth-first and
+	// leaf-leaf items, the triangle tests and their confirmations; and the
+	// search and walk passes'.
+	TRY(gpu_buffer_create(s->gpu, VKCOL_EXACT_ARGS_WORDS * 4, storage | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT,
+	                      GPU_MEMORY_DEVICE, "exact indirect args", &b->args));
+	TRY(gpu_buffer_create(s->gpu, (VkDeviceSize)(list_capacity ? list_capacity : 1) * 16, storage, GPU_MEMORY_READBACK,
+	                      "exact triangle-pair list", &b->list));
+	const pipeline_id ids[EXACT_PIPELINES] = {
+	    [EXACT_SETUP] = PIPELINE_EXACT_SETUP,         [EXACT_ARGS] = PIPELINE_EXACT_ARGS,
+	    [EXACT_TRAVERSE] = PIPELINE_EXACT_TRAVERSE,   [EXACT_CONTAIN] = PIPELINE_EXACT_CONTAIN,
+	    [EXACT_DIVE] = PIPELINE_EXACT_DIVE,           [EXACT_LEAVES] = PIPELINE_EXACT_LEAVES,
+	    [EXACT_SEARCH] = PIPELINE_EXACT_SEARCH,       [EXACT_TRIANGLES] = PIPELINE_EXACT_TRIANGLES,
+	    [EXACT_WALK] = PIPELINE_EXACT_WALK,           [EXACT_CONFIRM] = PIPELINE_EXACT_CONFIRM,
+	};
+	batch_pool *pool = s->state->pool;
+	gpu_binding bindings[2][VKCOL_EXACT_BINDINGS];
+	for (int parity = 0; parity < 2; parity++) {
+		const gpu_binding set[VKCOL_EXACT_BINDINGS] = {
+		    [VKCOL_EXACT_BINDING_NODES] = {&pool->nodes, 0, 0},
+		    [VKCOL_EXACT_BINDING_TRIANGLES] = {&pool->triangles, 0, 0},
+		    [VKCOL_EXACT_BINDING_PIECES] = {&pool->pieces, 0, 0},
+		    [VKCOL_EXACT_BINDING_STATE] = {&b->state, 0, 0},
+		    [VKCOL_EXACT_BINDING_FRONTIER_OUT] = {&b->frontiers[parity ^ 1], 0, 0},
+		    [VKCOL_EXACT_BINDING_FRONTIER_IN] = {&b->frontiers[parity], 0, 0},
+		    [VKCOL_EXACT_BINDING_COUNTERS] = {&b->counters, 0, 0},
+		    [VKCOL_EXACT_BINDING_ARGS] = {&b->args, 0, 0},
+		    [VKCOL_EXACT_BINDING_FRAMES] = {&b->frames, 0, 0},
+		    [VKCOL_EXACT_BINDING_FRAME_TEXELS] = {&b->frames, 0, 0},
+		    [VKCOL_EXACT_BINDING_LIST] = {&b->list, 0, 0},
+		};
+		memcpy(bindings[parity], set, sizeof(set));
+		pool_bind(pool, &b->pairs, &b->results, bindings[parity]);
+	}
+	const gpu_binding *by_parity[2] = {bindings[0], bindings[1]};
+	VkImageView views[VKCOL_MAP_ARRAYS];
+	pool_views(pool, views);
+	for (int i = 0; i < EXACT_PIPELINES; i++) {
+		TRY(pipeline_get(s->gpu, s->pipelines, exact_pipeline(s, ids[i]), map_array, &b->pipes[i]));
+		TRY(gpu_pipeline_bind_sets(s->gpu, b->pipes[i], 2, by_parity, views, s->meshes->sampler.sampler, b->sets[i]));
+	}
+cleanup:
+	return res;
+}
+
+// A pass over the pairs the one before it listed (exact_setup.comp's
+// search or walk pass, pipes[pipe] with `set`): exact_args.comp sizes its
+// dispatch to the list (args_level: VKCOL_ARGS_FOR_SEARCH or
+// VKCOL_ARGS_FOR_WALK, which writes indirect dispatch `dispatch`), then the
+// pass runs. Leaves params->level at 0.
+static void listed_pass(batch_scope *s, VkCommandBuffer cmd, const exact_buffers *b, vkcol_exact_params *params,
+                        uint32_t args_level, int pipe, VkDescriptorSet set, uint32_t dispatch)
+{
+	gpu_barrier_all(s->gpu, cmd);
+	params->level = args_level;
+	gpu_pipeline_dispatch(s->gpu, cmd, b->pipes[EXACT_ARGS], b->sets[EXACT_ARGS][0], params, 1);
+	gpu_barrier_all(s->gpu, cmd);
+	params->level = 0;
+	gpu_pipeline_dispatch(s->gpu, cmd, b->pipes[pipe], set, params, 0);
+	s->gpu->vk.vkCmdDispatchIndirect(cmd, b->args.buffer, ARGS_AT(dispatch));
+}
+
+// Answers `count` pairs in chunks of b->chunk: pair i of the pass is
+// pairs[index[i]], or pairs[base + i] when index is NULL, and its answer goes
+// to the same position of results. Pairs whose frontier overflowed without a
+// hit are appended (by position) to rerun; pairs float could not decide are
+// answered by the CPU reference at once (for_cpu: room for a chunk).
+static vkcol_result exact_pass(batch_scope *s, exact_buffers *b, const vkcol_pair *pairs, const uint64_t *index,
+                               uint64_t base, uint64_t count, vkcol_pair_result *results, uint64_t *rerun,
+                               uint64_t *rerun_count, uint64_t *at, uint64_t *for_cpu, list_sink *sink,
+                               vkcol_batch_stats *stats)
+{
+	vkcol_result res = VKCOL_SUCCESS;
+	for (uint64_t first = 0; first < count; first += b->chunk) {
+		uint32_t n = (uint32_t)(count - first < b->chunk ? count - first : b->chunk);
+		for (uint32_t i = 0; i < n; i++)
+			at[i] = index ? index[first + i] : base + first + i;
+		pairs_upload(s, pairs, n, at, exact_in_double(s), b->pairs.mapped);
+		VkCommandBuffer cmd;
+		TRY(gpu_begin_once(s->gpu, &cmd));
+		s->gpu->vk.vkCmdFillBuffer(cmd, b->counters.buffer, 0, VK_WHOLE_SIZE, 0);
+		gpu_barrier_all(s->gpu, cmd);
+		vkcol_exact_params params = {n,         MESH_MAX_COUNT, b->capacity, 0, b->flags, b->list_capacity,
+		                             b->budget, b->dive_base,   b->leaf_base};
+		uint32_t groups = (n + VKCOL_WORKGROUP_SIZE - 1) / VKCOL_WORKGROUP_SIZE;
+		// The setup lists the pairs it leaves undecided in the frontier that
+		// level 0 writes (it is bound as level 0); the search pass reads
+		// them there and seeds the frontier level 0 reads (it is bound as
+		// the level before level 0), where it also lists the pairs for the
+		// walk pass, after the three regions (bound as level 0, the walk
+		// pass reads them there).
+		gpu_pipeline_dispatch(s->gpu, cmd, b->pipes[EXACT_SETUP], b->sets[EXACT_SETUP][0], &params, groups);
+		listed_pass(s, cmd, b, &params, VKCOL_ARGS_FOR_SEARCH, EXACT_SEARCH, b->sets[EXACT_SEARCH][1],
+		            VKCOL_ARGS_SEARCH);
+		listed_pass(s, cmd, b, &params, VKCOL_ARGS_FOR_WALK, EXACT_WALK, b->sets[EXACT_WALK][0], VKCOL_ARGS_WALK);
+		// Two levels more than the traversal needs: the last leaf pairs'
+		// separating axes, then their confirmations.
+		for (uint32_t level = 0; level <= b->levels + 1; level++) {
+			uint32_t parity = level & 1;
+			gpu_barrier_all(s->gpu, cmd);
+			params.level = level;
+			gpu_pipeline_dispatch(s->gpu, cmd, b->pipes[EXACT_ARGS], b->sets[EXACT_ARGS][parity], &params, 1);
+			gpu_barrier_all(s->gpu, cmd);
+			// The level's size comes from the previous level's counters: no
+			// host round trip between levels. The shaders read their own
+			// regions of one frontier and append to the other, so no
+			// barrier lies between them. The confirmations and the triangle
+			// tests of the previous level's leaf-leaf items go first: a pair
+			// they find a hit for spawns no more items (on a driver that
+			// runs the dispatches in order, as lavapipe does; elsewhere it
+			// is a hint, as the other invocations' hits are).
+			const struct {
+				int pipe;
+				uint32_t dispatch; // VKCOL_ARGS_*
+			} passes[] = {{EXACT_CONFIRM, VKCOL_ARGS_CONFIRM},
+			              {EXACT_TRIANGLES, VKCOL_ARGS_TRIANGLES},
+			              {EXACT_TRAVERSE, VKCOL_ARGS_TRAVERSE},
+			              {EXACT_DIVE, VKCOL_ARGS_DIVE},
+			              {EXACT_LEAVES, VKCOL_ARGS_LEAVES}};
+			for (size_t k = 0; k < CORE_COUNT_OF(passes); k++) {
+				if (passes[k].pipe == EXACT_DIVE && b->budget <= 1)
+					continue;
+				int pipe = passes[k].pipe;
+				gpu_pipeline_dispatch(s->gpu, cmd, b->pipes[pipe], b->sets[pipe][parity], &params, 0);
+				s->gpu->vk.vkCmdDispatchIndirect(cmd, b->args.buffer, ARGS_AT(passes[k].dispatch));
+			}
+		}
+		gpu_barrier_all(s->gpu, cmd);
+		gpu_pipeline_dispatch(s->gpu, cmd, b->pipes[EXACT_CONTAIN], b->sets[EXACT_CONTAIN][0], &params, groups);
+		gpu_barrier_all(s->gpu, cmd);
+		TRY(gpu_submit_once(s->gpu, cmd));
+		TRY(gpu_buffer_host_read(s->gpu, &b->results));
+		TRY(gpu_buffer_host_read(s->gpu, &b->counters));
+		TRY(gpu_buffer_host_read(s->gpu, &b->list));
+		const vkcol_pair_result *got = b->results.mapped;
+		uint32_t cpu_count = 0;
+		for (uint32_t i = 0; i < n; i++) {
+			results[at[i]] = got[i];
+			if (got[i].stage != VKCOL_STAGE_NONE)
+				continue;
+			// Left to the CPU (float could not decide), or rerun (an
+			// overflow). Until the CPU answers, the pair stays undecided, so
+			// that list_take skips what the device listed of it.
+			if (got[i].triangle_pairs == VKCOL_RESULT_FOR_CPU) {
+				results[at[i]].triangle_pairs = 0;
+				for_cpu[cpu_count++] = at[i];
+			} else {
+				rerun[(*rerun_count)++] = at[i];
+			}
+		}
+		if (sink)
+			list_take(sink, b->list.mapped, ((const uint32_t *)b->counters.mapped)[VKCOL_COUNTER_LIST],
+			          b->list_capacity, at, n, results);
+		for (uint32_t i = 0; i < cpu_count; i++) {
+			TRY(rerun_cpu_answer(s, &pairs[for_cpu[i]], for_cpu[i], &results[for_cpu[i]], sink));
+			if (stats) {
+				stats->cpu_fallbacks++;
+				stats->float_undecided++;
+			}
+		}
+		const uint32_t *counters = b->counters.mapped;
+		if (stats) {
+			stats->witness_accepted += counters[VKCOL_COUNTER_WITNESS];
+			stats->inner_ball_accepted += counters[VKCOL_COUNTER_BALLS];
+			for (uint32_t level = 0; level < b->levels && level < VKCOL_MAX_LEVELS; level++) {
+				uint32_t items = counters[VKCOL_COUNTER_LEVELS + level];
+				stats->level_items[level] += items;
+				if (items && level + 1 > stats->levels)
+					stats->levels = level + 1;
+			}
+		}
+	}
+cleanup:
+	return res;
+}
+
+vkcol_result exact_run(batch_scope *s, const vkcol_batch_desc *desc, uint32_t map_array, vkcol_pair_result *results)
+{
+	const core_env *env = s->env;
+	vkcol_result res = VKCOL_SUCCESS;
+	vkcol_batch_stats *stats = desc->stats;
+	exact_buffers b = {0};
+	rerun_queue reruns = {0};
+	uint64_t *at = NULL, *for_cpu = NULL;
+	uint32_t chunk = desc->chunk_pairs ? desc->chunk_pairs : EXACT_DEFAULT_CHUNK;
+	if ((uint64_t)chunk > desc->pair_count)
+		chunk = (uint32_t)desc->pair_count;
+	list_sink sink = {desc->triangles, 0, false};
+	uint32_t flags = 0, list_capacity = 0;
+	if (desc->triangles) {
+		desc->triangles->count = 0;
+		desc->triangles->truncated = false;
+		flags |= VKCOL_EXACT_FIND_ALL;
+		// The device list does not depend on the caller's capacity: the
+		// host keeps whole pairs of it (list_take).
+		list_capacity = EXACT_LIST_MAX;
+	} else if (!(desc->flags & VKCOL_BATCH_NO_EARLY_ACCEPT)) {
+		flags |= VKCOL_EXACT_EARLY_ACCEPT;
+	}
+	TRY(exact_buffers_create(s, chunk, list_capacity, flags, map_array, &b));
+	// Overflowed pairs are settled chunk by chunk, so these lists (and all
+	// host memory) stay bounded by the chunk, whatever the batch size.
+	TRY(rerun_queue_init(env, &reruns, b.chunk));
+	at = core_calloc(env, b.chunk, sizeof(uint64_t));
+	for_cpu = core_calloc(env, b.chunk, sizeof(uint64_t));
+	if (!at || !for_cpu) {
+		res = VKCOL_ERROR_OUT_OF_HOST_MEMORY;
+		goto cleanup;
+	}
+	uint64_t done = 0, fallbacks = 0;
+	list_sink *list = desc->triangles ? &sink : NULL;
+	const uint32_t full = b.chunk;
+	for (uint64_t first = 0; first < desc->pair_count; first += full) {
+		uint64_t n = desc->pair_count - first < full ? desc->pair_count - first : full;
+		rerun_begin(&reruns, full);
+		TRY(exact_pass(s, &b, desc->pairs, NULL, first, n, results, reruns.pairs[reruns.cur],
+		               &reruns.count[reruns.cur], at, for_cpu, list, stats));
+		// The pairs that overflowed, in smaller chunks, then alone, then on
+		// the CPU.
+		while (rerun_round(&reruns, stats)) {
+			b.chunk = reruns.chunk;
+			int next = reruns.cur ^ 1;
+			TRY(exact_pass(s, &b, desc->pairs, reruns.pairs[reruns.cur], 0, reruns.count[reruns.cur], results,
+			               reruns.pairs[next], &reruns.count[next], at, for_cpu, list, stats));
+			rerun_round_done(&reruns);
+		}
+		b.chunk = full;
+		TRY(rerun_on_cpu(s, &reruns, desc->pairs, results, list, &fallbacks, stats));
+		if (list)
+			list_close_chunk(list, results, first, n);
+		done = first + n;
+		if (desc->progress && !desc->progress(desc->progress_user, done, desc->pair_count))
+			break;
+	}
+	if (done < desc->pair_count)
+		res = VKCOL_ERROR_INTERRUPTED;
+	if (fallbacks)
+		CORE_WARN(env, "%llu pair(s) overflowed the traversal frontier (%u items) even alone; the CPU reference "
+		               "answered them",
+		          (unsigned long long)fallbacks, b.capacity);
+cleanup:
+	rerun_queue_free(env, &reruns);
+	core_free(env, at);
+	core_free(env, for_cpu);
+	exact_buffers_free(s, &b);
+	return res;
+}

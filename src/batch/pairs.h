@@ -1,0 +1,24 @@
+// SPDX-License-Identifier: MIT
+// A batch's pairs (pairs.c): their validation and their copy for the device.
+#pragma once
+
+#include "batch/batch.h"
+
+// Checks every pair of desc before any work starts, so that an error never
+// discards answers already computed (the first bad pair is logged and its
+// error returned). *map_array: the cube array every mesh of the batch has
+// its map in, or VKCOL_MAP_ARRAYS when they differ (the map-sampling
+// pipelines are specialized for it: map_sample.glsl).
+vkcol_result pairs_validate(const batch_scope *s, const vkcol_batch_desc *desc, uint32_t *map_array);
+
+// Copies pairs[at[i]] (pairs[i] when at is NULL), i < count, for the
+// device, validated already. A pair of a recentred mesh (mesh_cpu.centre),
+// or with a pose farther from the origin than 4x the meshes' reach from
+// their own origins, goes as B's pose in A's stored frame with A at the
+// identity, computed in double (ref_pair_pose): the shaders' float frames
+// (make_frames) would otherwise subtract large translations and lose the
+// precision of the meshes' size. Other pairs, and every pair when
+// `as_given` (exact mode in double: exact_setup.comp composes the poses in
+// double itself, centres included), go as they are.
+void pairs_upload(const batch_scope *s, const vkcol_pair *pairs, uint64_t count, const uint64_t *at, bool as_given,
+                  vkcol_gpu_pair *out);

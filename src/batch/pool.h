@@ -1,0 +1,50 @@
+// SPDX-License-Identifier: MIT
+// The batch pool (pool.c): every live mesh's data in the buffers and cube
+// arrays the batch shaders read (layouts in shaders/shared.h).
+#pragma once
+
+#include "batch/batch.h"
+
+// One cube-array image per power-of-two map resolution.
+typedef struct pool_cube_array {
+	VkImage image;
+	VkDeviceMemory memory;
+	VkImageView view;
+	uint64_t bytes;
+	uint32_t cubes; // maps it holds (1 placeholder when no mesh has this resolution)
+} pool_cube_array;
+
+struct batch_pool {
+	uint32_t *ids;        // live mesh ids when built, in slot order
+	uint32_t id_count;
+	gpu_buffer meshes;    // vkcol_gpu_mesh per slot (the mesh table's capacity)
+	gpu_buffer vertices;  // vec4 per used, distinct vertex of every live mesh
+	gpu_buffer clusters;  // per mesh: vec4 spheres of its clusters, then of its groups, then its cone bounds,
+	                      // inner balls and clearance field (shared.h)
+	gpu_buffer nodes;     // every mesh's tree nodes (pool_node), absolute indices (exact mode)
+	gpu_buffer triangles; // uvec4 (v0, v1, v2, original) in tree order, absolute vertex indices
+	gpu_buffer pieces;    // VKCOL_PIECE_VERTICES extreme vertices (absolute) per connected piece of each mesh
+	uint32_t max_depth;   // deepest tree among the live meshes
+	bool clearance;       // every live mesh's clearance field is in `clusters` (approx mode reads them)
+	pool_cube_array arrays[VKCOL_MAP_ARRAYS];
+};
+
+// Makes s->state->pool hold the live meshes, with their clearance fields when
+// `clearance` (approx mode: the fields missing are built first, on the CPU;
+// a context that runs exact batches alone never pays for them): rebuilt when
+// it does not.
+vkcol_result pool_ensure(batch_scope *s, bool clearance);
+
+// Accepts NULL.
+void pool_free(gpu_device *gpu, batch_pool *pool);
+
+// The cube array of a map resolution: 4 -> 0, 8 -> 1, ..., 1024 -> 8.
+uint32_t pool_array_index(uint32_t resolution);
+
+// The cube arrays' views, in binding order.
+void pool_views(const batch_pool *pool, VkImageView views[VKCOL_MAP_ARRAYS]);
+
+// The bindings both modes' shaders read alike (shared.h, pools.glsl): the
+// chunk's pairs and results, and the pool's mesh records, vertices and
+// clusters, into bindings (indexed by binding number).
+void pool_bind(const batch_pool *pool, const gpu_buffer *pairs, const gpu_buffer *results, gpu_binding *bindings);

@@ -1,0 +1,406 @@
+// SPDX-License-Identifier: MIT
+// Balanced AABB tree, built top down and flattened breadth first.
+//
+// Source: CN 102663825 A (Sun Yat-sen University), "一种三维碰撞检测方法"
+// (a 3D collision detection method), claim 4: the root box holds every
+// primitive; a node is split on the longest axis of its box; the projections
+// of the primitives' centres on that axis are grouped around the smallest and
+// the largest projection (the two "centres"), each joining the nearer one, and
+// a projection equidistant from both joins the group with fewer members. The
+// recursion stops on a depth and a primitive-count bound (the patent's linear
+// stopping function with those two factors).
+//
+// Our additions: the tree is built level by level (no recursion), so level k
+// is one contiguous range of nodes and the GPU can traverse it with one
+// dispatch per level (Xiao & Shi); an internal node's children are a
+// consecutive pair of the next level. And each node gets a slab besides its
+// box (aabb_tree.h): the two planes normal to its triangles' mean normal
+// that enclose them, one axis of an oriented box (the OBB of Gottschalk,
+// Lin & Manocha, "OBBTree", SIGGRAPH 1996, tests such axes as separating
+// axes). The normal is stored in two floats by the octahedral encoding
+// (Cigolle et al., "A Survey of Efficient Representations for Independent
+// Unit Vectors", JCGT 3(2), 2014), so that normal, offset and half-width
+// fit one texel on the GPU.
+#include "geometry/aabb_tree.h"
+
+#include <float.h>
+#include <math.h>
+#include <string.h>
+
+
+typedef struct tri_info {
+	float min[3], max[3];
+	float centre[3];
+} tri_info;
+
+typedef struct build_scratch {
+	const float *positions;
+	const uint32_t *indices;
+	const tri_info *tris;
+	uint32_t *perm; // tree order being formed
+	uint32_t *tmp;  // partition buffer, same size
+	float *proj;    // projection of each element of the range being split
+} build_scratch;
+
+static void box_of_range(const build_scratch *s, uint32_t first, uint32_t count, vkcol_gpu_node *node)
+{
+	float lo[3] = {FLT_MAX, FLT_MAX, FLT_MAX};
+	float hi[3] = {-FLT_MAX, -FLT_MAX, -FLT_MAX};
+	for (uint32_t i = first; i < first + count; ++i) {
+		const tri_info *t = &s->tris[s->perm[i]];
+		for (int k = 0; k < 3; ++k) {
+			lo[k] = t->min[k] < lo[k] ? t->min[k] : lo[k];
+			hi[k] = t->max[k] > hi[k] ? t->max[k] : hi[k];
+		}
+	}
+	node->min_x = lo[0];
+	node->min_y = lo[1];
+	node->min_z = lo[2];
+	node->max_x = hi[0];
+	node->max_y = hi[1];
+	node->max_z = hi[2];
+	node->first = first;
+	node->count = count;
+}
+
+void aabb_tree_slab_normal(const float o[2], float n[3])
+{
+	float ax = fabsf(o[0]), ay = fabsf(o[1]), z = 1.0f - ax - ay;
+	n[0] = z < 0.0f ? (1.0f - ay) * (o[0] >= 0.0f ? 1.0f : -1.0f) : o[0];
+	n[1] = z < 0.0f ? (1.0f - ax) * (o[1] >= 0.0f ? 1.0f : -1.0f) : o[1];
+	n[2] = z;
+}
+
+// The slab of a node (aabb_tree.h) over its range of the tree order: the
+// normal's direction and the distances along the decoded normal in double;
+// the half-width is rounded up so that it covers the rounded offset.
+static void slab_of_range(const build_scratch *s, const vkcol_gpu_node *node, float out[4])
+{
+	double n[3] = {0.0, 0.0, 0.0};
+	for (uint32_t i = node->first; i < node->first + node->count; ++i) {
+		const uint32_t *tri = s->indices + 3 * (size_t)s->perm[i];
+		const float *a = s->positions + 3 * (size_t)tri[0], *b = s->positions + 3 * (size_t)tri[1],
+		            *c = s->positions + 3 * (size_t)tri[2];
+		double u[3] = {(double)b[0] - a[0], (double)b[1] - a[1], (double)b[2] - a[2]};
+		double v[3] = {(double)c[0] - a[0], (double)c[1] - a[1], (double)c[2] - a[2]};
+		n[0] += u[1] * v[2] - u[2] * v[1];
+		n[1] += u[2] * v[0] - u[0] * v[2];
+		n[2] += u[0] * v[1] - u[1] * v[0];
+	}
+	double l1 = fabs(n[0]) + fabs(n[1]) + fabs(n[2]);
+	float o[2] = {0.0f, 0.0f};
+	if (l1 > 0.0 && isfinite(l1)) {
+		double x = n[0] / l1, y = n[1] / l1;
+		if (n[2] < 0.0) {
+			double fx = (1.0 - fabs(y)) * (x >= 0.0 ? 1.0 : -1.0), fy = (1.0 - fabs(x)) * (y >= 0.0 ? 1.0 : -1.0);
+			x = fx;
+			y = fy;
+		}
+		o[0] = (float)x;
+		o[1] = (float)y;
+	}
+	float nf[3];
+	aabb_tree_slab_normal(o, nf);
+	const float centre[3] = {0.5f * (node->min_x + node->max_x), 0.5f * (node->min_y + node->max_y),
+	                         0.5f * (node->min_z + node->max_z)};
+	double lo = DBL_MAX, hi = -DBL_MAX;
+	for (uint32_t i = node->first; i < node->first + node->count; ++i)
+		for (int k = 0; k < 3; ++k) {
+			const float *p = s->positions + 3 * (size_t)s->indices[3 * (size_t)s->perm[i] + k];
+			double d = 0.0;
+			for (int j = 0; j < 3; ++j)
+				d += (double)nf[j] * ((double)p[j] - centre[j]);
+			lo = d < lo ? d : lo;
+			hi = d > hi ? d : hi;
+		}
+	float mf = (float)(0.5 * (lo + hi));
+	double h = hi - mf > mf - lo ? hi - mf : mf - lo;
+	float hf = (float)h;
+	if ((double)hf < h)
+		hf = nextafterf(hf, INFINITY);
+	if (!isfinite(mf) || !(hf >= 0.0f)) {
+		// Coordinates near the float range's end: a slab that holds all.
+		o[0] = o[1] = mf = 0.0f;
+		hf = INFINITY;
+	}
+	out[0] = o[0];
+	out[1] = o[1];
+	out[2] = mf;
+	out[3] = hf;
+}
+
+static int longest_axis(const vkcol_gpu_node *node)
+{
+	// Extents in double: a float difference of two large coordinates may round.
+	double ex = (double)node->max_x - node->min_x;
+	double ey = (double)node->max_y - node->min_y;
+	double ez = (double)node->max_z - node->min_z;
+	if (ex >= ey && ex >= ez)
+		return 0;
+	return ey >= ez ? 1 : 2;
+}
+
+static void swap_u32(uint32_t *a, uint32_t *b)
+{
+	uint32_t t = *a;
+	*a = *b;
+	*b = t;
+}
+
+static void swap_f32(float *a, float *b)
+{
+	float t = *a;
+	*a = *b;
+	*b = t;
+}
+
+// Rearranges perm[0..n) and proj[0..n) (parallel arrays) so that the k-th
+// smallest projection is at k, smaller ones before it, larger ones after.
+static void select_kth(uint32_t *perm, float *proj, uint32_t n, uint32_t k)
+{
+	uint32_t lo = 0, hi = n - 1;
+	while (lo < hi) {
+		// Median of three as pivot, moved to hi.
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (proj[mid] < proj[lo]) {
+			swap_f32(&proj[mid], &proj[lo]);
+			swap_u32(&perm[mid], &perm[lo]);
+		}
+		if (proj[hi] < proj[lo]) {
+			swap_f32(&proj[hi], &proj[lo]);
+			swap_u32(&perm[hi], &perm[lo]);
+		}
+		if (proj[mid] < proj[hi]) {
+			swap_f32(&proj[mid], &proj[hi]);
+			swap_u32(&perm[mid], &perm[hi]);
+		}
+		float pivot = proj[hi];
+		uint32_t store = lo;
+		for (uint32_t i = lo; i < hi; ++i) {
+			if (proj[i] < pivot) {
+				swap_f32(&proj[i], &proj[store]);
+				swap_u32(&perm[i], &perm[store]);
+				store++;
+			}
+		}
+		swap_f32(&proj[hi], &proj[store]);
+		swap_u32(&perm[hi], &perm[store]);
+		if (store == k)
+			return;
+		if (store < k)
+			lo = store + 1;
+		else
+			hi = store - 1;
+	}
+}
+
+// Splits the range of `node` in place (perm[first .. first + count)) and
+// returns how many triangles go to the first child (1 .. count - 1).
+static uint32_t split_range(build_scratch *s, const vkcol_gpu_node *node)
+{
+	uint32_t first = node->first, count = node->count;
+	uint32_t *perm = s->perm + first;
+	float *proj = s->proj;
+	int axis = longest_axis(node);
+
+	float pmin = FLT_MAX, pmax = -FLT_MAX;
+	for (uint32_t i = 0; i < count; ++i) {
+		float p = s->tris[perm[i]].centre[axis];
+		proj[i] = p;
+		pmin = p < pmin ? p : pmin;
+		pmax = p > pmax ? p : pmax;
+	}
+
+	// Distances to the two centres in double: the differences of two floats
+	// are then exact, so "equidistant" means exactly equidistant.
+	uint32_t near_lo = 0, near_hi = 0;
+	for (uint32_t i = 0; i < count; ++i) {
+		double dlo = (double)proj[i] - pmin, dhi = (double)pmax - proj[i];
+		near_lo += dlo < dhi;
+		near_hi += dhi < dlo;
+	}
+	uint32_t ties = count - near_lo - near_hi;
+
+	// Ties join the group that is smaller at the moment they are placed, in
+	// range order; on equal groups the first (low) one. This only depends on
+	// the counts, so the final sizes are known before the partition.
+	uint32_t lo_count = near_lo, hi_count = near_hi;
+	for (uint32_t i = 0; i < ties; ++i) {
+		if (lo_count <= hi_count)
+			lo_count++;
+		else
+			hi_count++;
+	}
+
+	if (lo_count == 0 || hi_count == 0) {
+		// Cannot happen with finite inputs (the extreme projections always
+		// seed both groups, and all-equal projections are all ties), kept so
+		// that a split always makes progress: median of the projections.
+		uint32_t half = count / 2;
+		select_kth(perm, proj, count, half);
+		return half;
+	}
+
+	uint32_t *tmp = s->tmp;
+	uint32_t wlo = 0, whi = lo_count, placed_lo = near_lo, placed_hi = near_hi;
+	for (uint32_t i = 0; i < count; ++i) {
+		double dlo = (double)proj[i] - pmin, dhi = (double)pmax - proj[i];
+		bool to_lo;
+		if (dlo != dhi) {
+			to_lo = dlo < dhi;
+		} else {
+			to_lo = placed_lo <= placed_hi;
+			if (to_lo)
+				placed_lo++;
+			else
+				placed_hi++;
+		}
+		if (to_lo)
+			tmp[wlo++] = perm[i];
+		else
+			tmp[whi++] = perm[i];
+	}
+	memcpy(perm, tmp, count * sizeof(uint32_t));
+	return lo_count;
+}
+
+vkcol_result aabb_tree_build(const core_env *env, const float *positions, const uint32_t *indices,
+                             uint32_t triangle_count, uint32_t leaf_size, uint32_t max_depth, aabb_tree *out)
+{
+	vkcol_result res = VKCOL_SUCCESS;
+	build_scratch s = {0};
+	tri_info *tris = NULL;
+	size_t node_capacity = 0, slab_capacity = 0;
+
+	if (out == NULL)
+		return VKCOL_ERROR_INVALID_ARGUMENT;
+	memset(out, 0, sizeof(*out));
+	if (positions == NULL || indices == NULL || triangle_count == 0 || leaf_size == 0 ||
+	    max_depth > AABB_TREE_MAX_DEPTH) {
+		CORE_ERROR(env, "aabb_tree_build: invalid arguments (%u triangles, leaf size %u, max depth %u)",
+		           triangle_count, leaf_size, max_depth);
+		return VKCOL_ERROR_INVALID_ARGUMENT;
+	}
+
+	tris = core_calloc(env, triangle_count, sizeof(tri_info));
+	s.perm = core_calloc(env, triangle_count, sizeof(uint32_t));
+	s.tmp = core_calloc(env, triangle_count, sizeof(uint32_t));
+	s.proj = core_calloc(env, triangle_count, sizeof(float));
+	out->level_first = core_calloc(env, (size_t)max_depth + 2, sizeof(uint32_t));
+	if (tris == NULL || s.perm == NULL || s.tmp == NULL || s.proj == NULL || out->level_first == NULL) {
+		res = VKCOL_ERROR_OUT_OF_HOST_MEMORY;
+		goto cleanup;
+	}
+	s.tris = tris;
+	s.positions = positions;
+	s.indices = indices;
+
+	for (uint32_t t = 0; t < triangle_count; ++t) {
+		const float *v[3];
+		for (int c = 0; c < 3; ++c)
+			v[c] = positions + 3 * (size_t)indices[3 * (size_t)t + c];
+		for (int k = 0; k < 3; ++k) {
+			float a = v[0][k], b = v[1][k], c = v[2][k];
+			float lo = a < b ? a : b, hi = a < b ? b : a;
+			tris[t].min[k] = c < lo ? c : lo;
+			tris[t].max[k] = c > hi ? c : hi;
+			tris[t].centre[k] = (float)(((double)a + b + c) / 3.0);
+		}
+		s.perm[t] = t;
+	}
+
+	// A binary tree with n leaves has 2n - 1 nodes; leaves of up to leaf_size
+	// triangles make that a generous first guess.
+	if (!core_grow(env, (void **)&out->nodes, sizeof(vkcol_gpu_node), &node_capacity,
+	               2 * ((size_t)triangle_count / leaf_size) + 1)) {
+		res = VKCOL_ERROR_OUT_OF_HOST_MEMORY;
+		goto cleanup;
+	}
+	box_of_range(&s, 0, triangle_count, &out->nodes[0]);
+	out->node_count = 1;
+	out->level_first[0] = 0;
+	out->level_first[1] = 1;
+	out->leaf_min = UINT32_MAX;
+
+	uint32_t depth = 0;
+	for (;;) {
+		uint32_t begin = out->level_first[depth], end = out->level_first[depth + 1];
+		for (uint32_t i = begin; i < end; ++i) {
+			vkcol_gpu_node node = out->nodes[i];
+			if (!core_grow(env, (void **)&out->slabs, 4 * sizeof(float), &slab_capacity, (size_t)i + 1)) {
+				res = VKCOL_ERROR_OUT_OF_HOST_MEMORY;
+				goto cleanup;
+			}
+			slab_of_range(&s, &node, &out->slabs[4 * (size_t)i]);
+			if (node.count <= leaf_size || depth == max_depth) {
+				out->leaf_count++;
+				out->leaf_min = node.count < out->leaf_min ? node.count : out->leaf_min;
+				out->leaf_max = node.count > out->leaf_max ? node.count : out->leaf_max;
+				continue;
+			}
+			uint32_t lo_count = split_range(&s, &node);
+			if (!core_grow(env, (void **)&out->nodes, sizeof(vkcol_gpu_node), &node_capacity,
+			               (size_t)out->node_count + 2)) {
+				res = VKCOL_ERROR_OUT_OF_HOST_MEMORY;
+				goto cleanup;
+			}
+			uint32_t child = out->node_count;
+			box_of_range(&s, node.first, lo_count, &out->nodes[child]);
+			box_of_range(&s, node.first + lo_count, node.count - lo_count, &out->nodes[child + 1]);
+			out->nodes[i].first = child;
+			out->nodes[i].count = 0;
+			out->node_count += 2;
+		}
+		if (out->node_count == end)
+			break;
+		depth++;
+		out->level_first[depth + 1] = out->node_count;
+	}
+	out->depth = depth;
+	out->level_count = depth + 1;
+	out->triangles = s.perm;
+	out->triangle_count = triangle_count;
+	s.perm = NULL;
+
+cleanup:
+	core_free(env, tris);
+	core_free(env, s.perm);
+	core_free(env, s.tmp);
+	core_free(env, s.proj);
+	if (res != VKCOL_SUCCESS) {
+		CORE_ERROR(env, "aabb_tree_build: out of host memory (%u triangles)", triangle_count);
+		aabb_tree_free(env, out);
+	}
+	return res;
+}
+
+void aabb_tree_ray_span(const vkcol_gpu_node *n, const double o[3], const double inv_d[3], double pad, double *enter,
+                        double *exit)
+{
+	double lo[3] = {(double)n->min_x - pad, (double)n->min_y - pad, (double)n->min_z - pad};
+	double hi[3] = {(double)n->max_x + pad, (double)n->max_y + pad, (double)n->max_z + pad};
+	double tmin = 0.0, tmax = INFINITY;
+	for (int k = 0; k < 3; ++k) {
+		double t0 = (lo[k] - o[k]) * inv_d[k], t1 = (hi[k] - o[k]) * inv_d[k];
+		if (t0 > t1) {
+			double t = t0;
+			t0 = t1;
+			t1 = t;
+		}
+		tmin = t0 > tmin ? t0 : tmin;
+		tmax = t1 < tmax ? t1 : tmax;
+	}
+	*enter = tmin;
+	*exit = tmax;
+}
+
+void aabb_tree_free(const core_env *env, aabb_tree *tree)
+{
+	if (tree == NULL)
+		return;
+	core_free(env, tree->nodes);
+	core_free(env, tree->slabs);
+	core_free(env, tree->level_first);
+	core_free(env, tree->triangles);
+	memset(tree, 0, sizeof(*tree));
+}

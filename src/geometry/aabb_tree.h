@@ -1,0 +1,65 @@
+// SPDX-License-Identifier: MIT
+// Balanced AABB tree (CN 102663825), flattened breadth first.
+#pragma once
+
+#include "core.h"
+#include "shared.h"
+
+// The deepest level a tree may have (root = 0), vkcol_mesh_desc.max_depth's
+// bound: the walks of a tree, here and in the shaders, size their stacks by
+// it. A depth-first walk of one tree, which pops a node and pushes its two
+// children, holds at most AABB_TREE_STACK nodes.
+#define AABB_TREE_MAX_DEPTH VKCOL_TREE_MAX_DEPTH
+#define AABB_TREE_STACK (AABB_TREE_MAX_DEPTH + 1)
+
+typedef struct aabb_tree {
+	vkcol_gpu_node *nodes;  // node_count nodes, breadth-first order, root = 0
+	uint32_t node_count;
+	// Per node, a slab holding its triangles: 4 floats (o, m, h), every
+	// vertex v of the node's triangles has |n . (v - c) - m| <= h, where c is
+	// the centre of its box as float32 computes it, 0.5 * (min + max), and
+	// n = aabb_tree_slab_normal(o), the direction of the triangles'
+	// area-weighted normal (+z when they cancel out). h is +infinity, the
+	// slab holding all, when the box's centre or the distances overflow
+	// float. Thin where the surface is nearly flat, which is where a box is
+	// loose when the surface runs diagonally to its axes.
+	float *slabs;
+	// level k holds nodes level_first[k] .. level_first[k + 1] - 1;
+	// level_count + 1 entries
+	uint32_t *level_first;
+	uint32_t level_count;   // = depth + 1
+	// Tree order: leaf L holds original triangles
+	// triangles[L.first .. L.first + L.count - 1]; triangle_count entries.
+	uint32_t *triangles;
+	uint32_t triangle_count;
+	uint32_t depth;         // deepest level, root = 0
+	uint32_t leaf_count;
+	uint32_t leaf_min, leaf_max; // triangles per leaf
+} aabb_tree;
+
+// Builds the tree over triangle_count triangles (indices[3 t + k] index
+// positions[3 v + k]; tightly packed, already validated). A node becomes a
+// leaf when it holds <= leaf_size triangles or is at depth max_depth
+// (<= AABB_TREE_MAX_DEPTH).
+// Split (CN 102663825): the node's longest axis; each triangle centroid's
+// projection joins the nearer of the two extreme projections, ties go to the
+// group with fewer members; if one group would be empty the triangles are split
+// at the median of the projections instead, so every split makes progress.
+vkcol_result aabb_tree_build(const core_env *env, const float *positions, const uint32_t *indices,
+                             uint32_t triangle_count, uint32_t leaf_size, uint32_t max_depth, aabb_tree *out);
+
+// The normal of a slab from its first two floats, as the GPU decodes it
+// (shaders/exact_traverse.glsl): the octahedral encoding, not normalized
+// (|n.x| + |n.y| + |n.z| = 1); the slab's m and h are measured along it.
+void aabb_tree_slab_normal(const float o[2], float n[3]);
+
+// The span [*enter, *exit] of the ray o + s d, s >= 0, within node n's box
+// widened by pad on every side (inv_d = 1 / d; an infinite component is
+// fine where o lies off that axis's slab planes): empty when *enter >
+// *exit. The slab test of the CPU's ray casts (reference.c, cubemap_cpu.c),
+// in double.
+void aabb_tree_ray_span(const vkcol_gpu_node *n, const double o[3], const double inv_d[3], double pad, double *enter,
+                        double *exit);
+
+// Accepts a zeroed or partially built tree.
+void aabb_tree_free(const core_env *env, aabb_tree *tree);

@@ -1,8 +1,0 @@
-// SPDX-License-Identifier: MIT
-#pragma once
-
-#include <volk.h>
-
-// Fills table with device functions loaded through get_device_proc_addr.
-void volk_unit_load_device_table(struct VolkDeviceTable *table, VkDevice device,
-                                 PFN_vkGetDeviceProcAddr get_device_proc_addr);
