@@ -138,6 +138,25 @@ typedef struct vkcol_external_device {
 	bool shader_float64;
 } vkcol_external_device;
 
+/// How the library runs the CPU work it splits into independent tasks: today
+/// the clearance fields of approx mode (see vkcol_batch_run), built by the
+/// first approx vkcol_batch_run after a mesh was created. Nothing else in
+/// the library starts a thread.
+typedef enum vkcol_threads {
+	/// Threads of the library's own: one per online core (up to 16, the
+	/// calling thread among them), started and joined within the call.
+	VKCOL_THREADS_DEFAULT = 0,
+	/// The calling thread only: the library never starts a thread.
+	VKCOL_THREADS_CALLER = 1,
+} vkcol_threads;
+
+/// A caller's job system: calls task(task_user, i) exactly once for each i
+/// in 0 .. count - 1, on any threads, in any order and concurrency, and
+/// returns only when every call has returned. The tasks only read shared
+/// data and write disjoint outputs; they call nothing that may block.
+typedef void (*vkcol_parallel_fn)(void *user, uint32_t count, void (*task)(void *task_user, uint32_t index),
+                                  void *task_user);
+
 typedef struct vkcol_context_desc {
 	vkcol_allocator allocator;  ///< zero = libc
 	vkcol_log_fn log;           ///< NULL = print to stderr
@@ -151,6 +170,11 @@ typedef struct vkcol_context_desc {
 	vkcol_validation validation; ///< 0 = from VKCOLLIDE_VALIDATION
 	/// NULL = the library creates its own instance and device.
 	const vkcol_external_device *external;
+	vkcol_threads threads;      ///< 0 = the library's own threads (vkcol_threads); ignored when parallel is set
+	/// NULL = as `threads` says. Else the library's parallel CPU work goes
+	/// through it, called on the thread that called into the library.
+	vkcol_parallel_fn parallel;
+	void *parallel_user;        ///< passed to parallel
 } vkcol_context_desc;
 
 typedef struct vkcol_context vkcol_context;
