@@ -117,6 +117,11 @@ typedef enum vkcol_validation {
 /// none of them and destroys none of them. The device must have been created
 /// with API version >= 1.1, the imageCubeArray feature enabled (batches sample
 /// cube-array images), and a queue of queue_family_index supporting compute.
+/// vkcol_context_create checks what it can see: a physical device below
+/// Vulkan 1.1 or without imageCubeArray (or without shaderFloat64 or
+/// synchronization2 when those are claimed below) is VKCOL_ERROR_UNSUPPORTED,
+/// logged with the missing feature's name. Whether a feature was enabled at
+/// vkCreateDevice cannot be queried: the validation layer reports its use.
 /// Vulkan requires a queue's submissions to be externally synchronized: the
 /// caller must not submit to queue (queue_family_index, queue_index) while a
 /// library call that submits runs (vkcol_mesh_create, vkcol_batch_run). Each
@@ -136,6 +141,12 @@ typedef struct vkcol_external_device {
 	/// answered by the CPU reference: the same answers, slower. Setting it
 	/// for a physical device without the feature is VKCOL_ERROR_UNSUPPORTED.
 	bool shader_float64;
+	/// The device was created with the synchronization2 feature enabled
+	/// (Vulkan 1.3, or VK_KHR_synchronization2): the barriers the library
+	/// records are vkCmdPipelineBarrier2. false: vkCmdPipelineBarrier (Vulkan 1.1).
+	/// Setting it for a physical device without the feature is
+	/// VKCOL_ERROR_UNSUPPORTED.
+	bool synchronization2;
 } vkcol_external_device;
 
 /// How the library runs the CPU work it splits into independent tasks: today
