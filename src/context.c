@@ -50,7 +50,9 @@ VKCOL_API void vkcol_context_destroy(vkcol_context *ctx)
 	// the meshes, the meshes' maps were built with the pipelines, and all
 	// of them live on the device.
 	gpu_device_wait_idle(&ctx->gpu);
-	batch_state_free(&ctx->gpu, &ctx->batch);
+	batch_scope scope;
+	batch_scope_of(ctx, &scope);
+	batch_state_free(&scope);
 	mesh_table_destroy(&ctx->meshes, &ctx->gpu);
 	pipeline_table_destroy(&ctx->gpu, &ctx->pipelines);
 	gpu_device_destroy(&ctx->gpu);

@@ -198,6 +198,8 @@ VKCOL_API const char *vkcol_result_string(vkcol_result result)
 		return "invalid handle";
 	case VKCOL_ERROR_INTERRUPTED:
 		return "interrupted";
+	case VKCOL_ERROR_OUT_OF_DATE:
+		return "out of date (a mesh was created or destroyed since)";
 	}
 	return "unknown result";
 }

@@ -15,9 +15,7 @@
 #include "batch/pool.h"
 #include "batch/rerun.h"
 
-// Does exact mode place and test triangles in double on this device
-// (shaderFloat64: the _fp64 pipelines, pairs uploaded as given)?
-static bool exact_in_double(const batch_scope *s)
+bool exact_in_double(const batch_scope *s)
 {
 	return s->gpu->float64 && !s->state->knobs.float64_off;
 }

@@ -38,6 +38,10 @@ typedef struct exact_buffers {
 } exact_buffers;
 
 
+// Does exact mode place and test triangles in double on this device
+// (shaderFloat64: the _fp64 pipelines, pairs uploaded as given)?
+bool exact_in_double(const batch_scope *s);
+
 // Exact mode's buffers for chunks of up to `chunk` pairs (b->chunk: fewer
 // when the frontier's breadth-first region holds fewer), its pipelines (in
 // the precision the device allows, specialized for map_array) and their

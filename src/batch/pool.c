@@ -55,12 +55,6 @@ void pool_release(gpu_device *gpu, batch_pool *pool)
 	core_free(gpu->env, pool);
 }
 
-void batch_state_free(gpu_device *gpu, batch_state *state)
-{
-	pool_release(gpu, state->pool);
-	state->pool = NULL;
-}
-
 bool pool_matches(const batch_scope *s, const batch_pool *pool, bool clearance)
 {
 	if (!pool || (clearance && !pool->clearance))

@@ -164,18 +164,19 @@ static void write_set(gpu_device *gpu, const gpu_pipeline *p, VkDescriptorSet se
 	gpu->vk.vkUpdateDescriptorSets(gpu->device, p->binding_count, writes, 0, NULL);
 }
 
-vkcol_result gpu_set_pool_create(gpu_device *gpu, const gpu_pipeline *const *pipelines, uint32_t pipeline_count,
-                                 uint32_t sets_each, VkDescriptorPool *out)
+vkcol_result gpu_set_pool_create(gpu_device *gpu, const gpu_pipeline *const *layouts, const uint32_t *set_counts,
+                                 uint32_t layout_count, VkDescriptorPool *out)
 {
 	const core_env *env = gpu->env;
 	vkcol_result res = VKCOL_SUCCESS;
 	*out = VK_NULL_HANDLE;
 	uint32_t per_type[3] = {0}, sets = 0;
-	for (uint32_t i = 0; i < pipeline_count; i++) {
-		const gpu_pipeline *p = pipelines[i];
-		sets += p->binding_count ? sets_each : 0;
+	for (uint32_t i = 0; i < layout_count; i++) {
+		const gpu_pipeline *p = layouts[i];
+		uint32_t n = p->binding_count ? set_counts[i] : 0;
+		sets += n;
 		for (uint32_t k = 0; k < p->binding_count; k++)
-			per_type[p->bindings[k] - 1] += sets_each * (p->bindings[k] == GPU_BINDING_IMAGES ? p->image_count : 1);
+			per_type[p->bindings[k] - 1] += n * (p->bindings[k] == GPU_BINDING_IMAGES ? p->image_count : 1);
 	}
 	VkDescriptorPoolSize sizes[3];
 	uint32_t size_count = 0;

@@ -72,10 +72,11 @@ vkcol_result gpu_pipeline_bind_sets(gpu_device *gpu, gpu_pipeline *pipeline, uin
                                     VkDescriptorSet *out);
 
 // A descriptor pool of one's own, for sets that outlive the pipelines'
-// pools' resets (a vkcol_gpu_batch's): room for sets_each sets of each of
-// the pipelines. Destroyed by its owner (vkDestroyDescriptorPool).
-vkcol_result gpu_set_pool_create(gpu_device *gpu, const gpu_pipeline *const *pipelines, uint32_t pipeline_count,
-                                 uint32_t sets_each, VkDescriptorPool *out);
+// pools' resets (a vkcol_gpu_batch's): room for set_counts[i] sets of the
+// layout of layouts[i] (any pipeline of that layout), i < layout_count.
+// Destroyed by its owner (vkDestroyDescriptorPool).
+vkcol_result gpu_set_pool_create(gpu_device *gpu, const gpu_pipeline *const *layouts, const uint32_t *set_counts,
+                                 uint32_t layout_count, VkDescriptorPool *out);
 
 // As gpu_pipeline_bind_sets, from `pool` (gpu_set_pool_create), which is
 // never reset here: running out of room is an error.
