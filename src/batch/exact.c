@@ -59,6 +59,9 @@ static uint32_t traverse_budget(const batch_scope *s)
 // Pairs per exact-mode chunk unless the caller says otherwise: small enough
 // that the frontiers rarely overflow for meshes of a few thousand triangles.
 #define EXACT_DEFAULT_CHUNK (1u << 13)
+// Frontier items per pair of a recorded batch's chunk: those of the default
+// chunk's frontiers (2^21 items).
+#define EXACT_ITEMS_PER_PAIR 256u
 
 // Entries of the device's triangle-pair list per chunk (16 bytes each).
 #define EXACT_LIST_MAX (1u << 20)
@@ -83,6 +86,11 @@ vkcol_result exact_buffers_create(batch_scope *s, uint32_t chunk, uint32_t list_
 	const VkBufferUsageFlags storage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT;
 	b->chunk = chunk;
 	b->capacity = frontier_capacity(s);
+	// A recorded batch's frontiers follow its chunk, at the items per pair
+	// of vkcol_batch_run's default chunk (2^21 / 2^13), so that a renderer's
+	// few hundred pairs do not hold 2 x 48 MiB.
+	if (recorded_sets && (uint64_t)chunk * EXACT_ITEMS_PER_PAIR < b->capacity)
+		b->capacity = chunk * EXACT_ITEMS_PER_PAIR;
 	b->list_capacity = list_capacity;
 	b->flags = flags;
 	// Listing visits every overlapping node pair: depth first saves nothing.

@@ -50,7 +50,7 @@ bool exact_in_double(const batch_scope *s);
 // counters read back, the sets from the pipelines' own pools); a recorded
 // batch's descriptor pool for vkcol_batch_record (every buffer
 // device-local, the sets from that pool, which outlive the pipelines'
-// pools' resets).
+// pools' resets; the frontiers sized for the chunk).
 vkcol_result exact_buffers_create(batch_scope *s, uint32_t chunk, uint32_t list_capacity, uint32_t flags,
                                   uint32_t map_array, VkDescriptorPool recorded_sets, exact_buffers *b);
 // Accepts zeroed buffers.
