@@ -335,7 +335,8 @@ static void test_resubmit_and_share(void)
 // flagged VKCOL_UNDECIDED_SCRATCH and counted; vkcol_batch_run answers them
 // as the reference does. Invalid pairs (a stale or zero mesh id, a NaN, a
 // zero quaternion) come back VKCOL_UNDECIDED_INVALID, and the other pairs
-// of the query are answered as usual.
+// of the query are answered as usual. Without shaderFloat64, pairs float
+// cannot decide come back VKCOL_UNDECIDED_FLOAT.
 static void test_undecided(void)
 {
 	scene sc;
@@ -398,11 +399,94 @@ static void test_undecided(void)
 	ENSURE_EQ_INT(answered + 4, undecided);
 	ENSURE_EQ_INT(wrong, 0);
 	// An invalid pair run on the host is refused, with its reason logged.
-	vkcol_pair_result r;
-	vkcol_batch_desc run = {.pairs = &pairs[2], .pair_count = 1};
+	vkcol_pair_result refused;
+	vkcol_batch_desc run_invalid = {.pairs = &pairs[2], .pair_count = 1};
 	gpu_log_expected = 1;
-	ENSURE(vkcol_batch_run(sc.ctx, &run, &r) == VKCOL_ERROR_INVALID_ARGUMENT);
+	ENSURE(vkcol_batch_run(sc.ctx, &run_invalid, &refused) == VKCOL_ERROR_INVALID_ARGUMENT);
 	ENSURE_MSG(strstr(last_message_, "non-finite") != NULL, "logged: %s", last_message_);
+	// Without shaderFloat64 (a test knob), boxes face to face within float's
+	// rounding: float cannot vouch for their triangle pairs, so they come
+	// back VKCOL_UNDECIDED_FLOAT; vkcol_batch_run answers them.
+	sc.ctx->batch.knobs.float64_off = true;
+	vkcol_gpu_batch *float_batch = NULL;
+	ENSURE(vkcol_gpu_batch_create(sc.ctx, &bd, &float_batch) == VKCOL_SUCCESS);
+	sc.ctx->batch.knobs.float64_off = false;
+	const uint32_t touching = 8;
+	for (uint32_t i = 0; i < touching; i++)
+		pairs[i] = (vkcol_pair){sc.meshes[2], sc.meshes[2], pose_identity(),
+		                        pose_at(1.2f + (float)((int)i - 4) * 1e-7f, 0.1f * (float)i, 0.05f)};
+	if (float_batch)
+		record_and_run(&sc, float_batch, &q, touching, false);
+	uint32_t float_undecided = 0;
+	for (uint32_t i = 0; i < touching; i++) {
+		vkcol_pair_result r = got[i];
+		float_undecided += r.stage == VKCOL_STAGE_NONE && r.triangle_pairs == VKCOL_UNDECIDED_FLOAT;
+		vkcol_batch_desc run = {.pairs = &pairs[i], .pair_count = 1};
+		if (r.stage == VKCOL_STAGE_NONE)
+			ENSURE(vkcol_batch_run(sc.ctx, &run, &r) == VKCOL_SUCCESS);
+		bool ref = false;
+		double distance = 0, touch = 0;
+		ENSURE(vkcol_reference_collide(sc.ctx, &pairs[i], &ref) == VKCOL_SUCCESS);
+		ENSURE(vkcol_reference_distance(sc.ctx, &pairs[i], &distance) == VKCOL_SUCCESS);
+		ENSURE(vkcol_pair_touch_distance(sc.ctx, &pairs[i], &touch) == VKCOL_SUCCESS);
+		ENSURE_MSG((bool)r.collide == ref || (!ref && distance <= touch), "touching pair %u: %u", i, r.collide);
+	}
+	ENSURE_MSG(float_undecided > 0, "no pair left to the CPU by float");
+	ENSURE_EQ_INT(query_summary(&q).undecided, float_undecided);
+	query_buffers_destroy(&host_, &q);
+	vkcol_context_destroy(sc.ctx);
+	ENSURE_EQ_INT(host_.messages, 0);
+}
+
+// A mesh far from its coordinate origin, which the library recentres: a
+// box of half-extent 1 centred at (500, 0, 0) in its own coordinates, placed
+// at x = d, against a sphere of radius 0.8 at the origin (they collide when
+// d < 1.8). The float frames (approx mode, exact mode without
+// shaderFloat64, a test knob here) need the pairs made relative on the
+// device; exact mode in double takes them as given. Away from d = 1.8, every
+// mode answers as the geometry says.
+static void test_recentred_mesh(void)
+{
+	scene sc;
+	if (!host_ok_ || !scene_create(&sc, &host_, NULL))
+		return;
+	meshgen_mesh box;
+	const float lo[3] = {499, -1, -1}, hi[3] = {501, 1, 1};
+	ENSURE(meshgen_box(&box, lo, hi, 2, false));
+	vkcol_mesh far = gpu_mesh(sc.ctx, &box, 32, "far box");
+	meshgen_free(&box);
+	const float d[] = {0.0f, 1.0f, 1.5f, 2.2f, 3.0f, 10.0f};
+	const uint32_t n = sizeof(d) / sizeof(d[0]);
+	query_buffers q;
+	ENSURE(query_buffers_create(&host_, n, &q));
+	for (uint32_t i = 0; i < n; i++) {
+		vkcol_pose at = pose_rot(0.3f, 0, 0, 1, d[i] - 500.0f * cosf(0.3f), -500.0f * sinf(0.3f), 0);
+		query_pairs(&q)[i] = (vkcol_pair){sc.meshes[0], far, pose_identity(), at};
+	}
+	for (int k = 0; k < 3; k++) {
+		vkcol_mode mode = k == 0 ? VKCOL_MODE_APPROX : VKCOL_MODE_EXACT;
+		sc.ctx->batch.knobs.float64_off = k == 2;
+		vkcol_gpu_batch_desc bd = {.mode = mode, .max_pairs = n};
+		vkcol_gpu_batch *batch = NULL;
+		ENSURE(vkcol_gpu_batch_create(sc.ctx, &bd, &batch) == VKCOL_SUCCESS);
+		if (!batch)
+			continue;
+		vkcol_gpu_batch_info info;
+		ENSURE(vkcol_gpu_batch_get_info(batch, &info) == VKCOL_SUCCESS);
+		ENSURE_EQ_INT(info.poses_in_double, k == 1 && host_.float64);
+		record_and_run(&sc, batch, &q, n, false);
+		for (uint32_t i = 0; i < n; i++) {
+			bool colliding = d[i] < 1.8f;
+			bool ref = false;
+			ENSURE(vkcol_reference_collide(sc.ctx, &query_pairs(&q)[i], &ref) == VKCOL_SUCCESS);
+			ENSURE_MSG(ref == colliding, "d = %g: the reference says %d", d[i], ref);
+			ENSURE_MSG(query_results(&q)[i].collide == colliding && query_results(&q)[i].stage != VKCOL_STAGE_NONE,
+			           "mode %d, d = %g: collide %u, stage %u", k, d[i], query_results(&q)[i].collide,
+			           query_results(&q)[i].stage);
+		}
+		vkcol_gpu_batch_destroy(sc.ctx, batch);
+	}
+	sc.ctx->batch.knobs.float64_off = false;
 	query_buffers_destroy(&host_, &q);
 	vkcol_context_destroy(sc.ctx);
 	ENSURE_EQ_INT(host_.messages, 0);
@@ -604,6 +688,7 @@ int main(int argc, char **argv)
 	RUN_TEST(test_record_matches_run);
 	RUN_TEST(test_resubmit_and_share);
 	RUN_TEST(test_undecided);
+	RUN_TEST(test_recentred_mesh);
 	RUN_TEST(test_record_errors);
 	RUN_TEST(test_vulkan_1_1_barriers); // last: replaces the host
 	RUN_TEST(test_no_unexpected_log_messages);
