@@ -128,7 +128,8 @@ typedef enum vkcol_validation {
 /// vkCreateDevice cannot be queried: the validation layer reports its use.
 /// Vulkan requires a queue's submissions to be externally synchronized: the
 /// caller must not submit to queue (queue_family_index, queue_index) while a
-/// library call that submits runs (vkcol_mesh_create, vkcol_batch_run). Each
+/// library call that submits runs (vkcol_mesh_create, vkcol_batch_run,
+/// vkcol_gpu_batch_create; vkcol_batch_record submits nothing). Each
 /// such call waits for its own work before it returns, never for the
 /// caller's, and vkcol_context_destroy does not wait for the device to idle.
 typedef struct vkcol_external_device {
@@ -543,7 +544,7 @@ typedef struct vkcol_batch_desc {
 /// are in place, the rest have stage VKCOL_STAGE_NONE. The context's meshes
 /// are copied into shared pools the first time a batch runs after a mesh was
 /// created or destroyed. The first approx batch to do so also builds, on the
-/// CPU (one short-lived thread per core, up to 16) and once per mesh, a
+/// CPU (as vkcol_context_desc.threads and .parallel say) and once per mesh, a
 /// field approx mode culls by (CPU work of the order of the mesh's
 /// vkcol_mesh_create at the default resolution, up to 128 KiB of device
 /// memory); exact batches never build it. Each pool must fit one storage binding
@@ -601,8 +602,8 @@ VKCOL_API vkcol_result vkcol_batch_run(vkcol_context *ctx, const vkcol_batch_des
 // new mesh's clearance field, of the order of its vkcol_mesh_create).
 // vkcol_batch_record, vkcol_gpu_batch_get_info and vkcol_gpu_batch_destroy
 // never block: recording costs host time in proportion to the commands it
-// records (about 10 per chunk in approx mode; in exact mode about 6 per
-// level of the deeper tree, twice its depth + 4 levels, per chunk).
+// records (about 30 per chunk in approx mode; in exact mode about 26 per
+// traversal level per chunk, twice the deepest tree's depth + 4 levels).
 
 /// A recorded query's batch: pool, pipelines, descriptor sets and scratch.
 typedef struct vkcol_gpu_batch vkcol_gpu_batch;
@@ -628,9 +629,10 @@ typedef struct vkcol_gpu_batch_desc {
 /// creates the pipelines, the descriptor sets and the scratch, and waits
 /// for its device work. The batch belongs to the context;
 /// vkcol_context_destroy frees it too. Device memory, as vkcol_gpu_batch_info
-/// reports: per chunk pair, about 800 bytes in approx mode (a chunk of 2^16:
-/// 51 MiB) and 180 bytes in exact mode, plus exact mode's two traversal
-/// frontiers (up to 32 MiB each, fewer within the device's binding limits).
+/// reports, in proportion to the chunk: about 400 bytes per chunk pair in
+/// approx mode (26 MiB for a chunk of 2^16), about 12 KiB in exact mode (its
+/// two traversal frontiers: 98 MiB for a chunk of 8,192), within the
+/// device's binding limits.
 /// Errors: VKCOL_ERROR_INVALID_ARGUMENT (no external device, no mesh, a
 /// desc field out of range), VKCOL_ERROR_TOO_LARGE (the pool: as
 /// vkcol_batch_run), memory and device errors. *out is NULL on failure.
@@ -731,9 +733,11 @@ typedef struct vkcol_record_desc {
 /// those of vkcol_batch_run on the same pairs (the same passes run), except
 /// that a pair vkcol_batch_run would rerun or answer on the CPU is left
 /// undecided (vkcol_undecided), never answered wrong, and invalid pairs are
-/// answered undecided rather than refused. Commands recorded: about 10 per
-/// chunk (approx) or 6 per traversal level per chunk (exact), whatever
-/// the count. Errors (nothing is recorded): VKCOL_ERROR_INVALID_ARGUMENT
+/// answered undecided rather than refused. The commands of every chunk up
+/// to pair_count are recorded, whatever the count the device reads (see
+/// "Threads and blocking" above for their number); their device time
+/// grows with the pairs answered. Errors (nothing is recorded):
+/// VKCOL_ERROR_INVALID_ARGUMENT
 /// (NULL, a batch of another context, pair_count above max_pairs, stage
 /// bits the device's barriers cannot take), VKCOL_ERROR_OUT_OF_DATE (a mesh
 /// was created or destroyed since the batch was made). The caller's buffers
