@@ -38,6 +38,20 @@ static double now(void)
 	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+// The 1-minute load average (/proc/loadavg), -1 where unknown: the
+// machine is shared, and the figures move with its load.
+static double load_average(void)
+{
+	double load = -1;
+	FILE *f = fopen("/proc/loadavg", "r");
+	if (f) {
+		if (fscanf(f, "%lf", &load) != 1)
+			load = -1;
+		fclose(f);
+	}
+	return load;
+}
+
 static int compare_doubles(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
@@ -308,6 +322,8 @@ int main(int argc, char **argv)
 
 	measurement results[2 * MAX_SIZES];
 	int count = 0;
+	double load_start = load_average();
+	time_t started = time(NULL);
 	for (int m = 0; m < 2; m++) {
 		if ((m == 0 && !approx) || (m == 1 && !exact))
 			continue;
@@ -327,7 +343,11 @@ int main(int argc, char **argv)
 		die("cannot write", out_path);
 	vkcol_device_info dev;
 	vkcol_context_get_device_info(ctx, &dev);
+	char date[32];
+	strftime(date, sizeof(date), "%Y-%m-%dT%H:%M:%SZ", gmtime(&started));
 	fprintf(f, "{\n \"benchmark\": \"recorded queries (vkcol_batch_record): device time per frame\",\n");
+	fprintf(f, " \"date\": \"%s\", \"load_average_start\": %.2f, \"load_average_end\": %.2f,\n", date, load_start,
+	        load_average());
 	fprintf(f, " \"device\": {\"name\": \"%s\", \"driver\": \"%s\", \"timestamp_period_ns\": %g},\n", dev.name,
 	        dev.driver, (double)h.props.limits.timestampPeriod);
 	fprintf(f, " \"synchronization2\": %s, \"shader_float64\": %s, \"validation\": %s,\n",
