@@ -29,8 +29,7 @@
 # 10000; all of them are checked and timed), BENCH_BATCH_SIZES (default
 # 1000,10000,100000,1000000), BENCH_NEAR_BATCH_SIZES (default
 # 1000,10000), BENCH_REPEAT (default 3), BENCH_MAX_SECONDS (per batch size,
-# a pass cut at the first chunk past it; default 15), BENCH_BAND (touching
-# band, default 1e-5).
+# a pass cut at the first chunk past it; default 15).
 # Both: BENCH_BUILD (the build folder, default build-bench).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -85,7 +84,6 @@ else
 	near_batch_sizes=${BENCH_NEAR_BATCH_SIZES:-$(q 500,1000 1000,10000)}
 	repeat=${BENCH_REPEAT:-$(q 2 3)}
 	max_seconds=${BENCH_MAX_SECONDS:-15}
-	band=${BENCH_BAND:-1e-5}
 fi
 
 if [ $deps = 1 ]; then
@@ -171,7 +169,7 @@ exact_set() {
 		$bullet_peer "$a" "$b" --poses "$poses" --count "$bullet_poses" --repeat "$repeat" --name "$name" \
 			--answers $base.bullet-answers --out $base.bullet.json && peers+=(--peer bullet=$base.bullet-answers) || status=1
 	fi
-	$bench_exact "$a" "$b" --name "$name" "$@" --band "$band" --repeat "$repeat" --max-seconds "$max_seconds" \
+	$bench_exact "$a" "$b" --name "$name" "$@" --repeat "$repeat" --max-seconds "$max_seconds" \
 		"${peers[@]}" "${quick_arg[@]}" --out $base.exact.json || status=1
 }
 
@@ -220,7 +218,7 @@ merge_args=(--pairs $pairs_file --load-start "$load_start")
 if [ $mode = approx ]; then
 	merge_args+=(--setting fcl_poses_per_pair=$fcl_poses)
 else
-	for setting in fcl_poses bullet_poses correctness near_poses repeat max_seconds band; do
+	for setting in fcl_poses bullet_poses correctness near_poses repeat max_seconds; do
 		merge_args+=(--setting "$setting=${!setting}")
 	done
 	merge_args+=(--setting "batch_sizes=[$batch_sizes]" --setting "near_batch_sizes=[$near_batch_sizes]")
