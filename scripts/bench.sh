@@ -7,15 +7,25 @@
 #    correctness bar) and against FCL 0.7 and Bullet 3.24 for speed, on
 #    random and on near-contact poses, with and without early accept.
 #
-#   scripts/bench.sh [--exact] [--quick] [--pairs NAME,NAME] [--out FILE] [--no-deps]
+#   scripts/bench.sh [--exact] [--real | --pairs-file FILE] [--quick] [--pairs NAME,NAME]
+#                    [--out FILE] [--no-deps]
 #
 # Installs the peers' packages, builds build-bench (release), then for each
-# pair of bench/pairs.txt (exact: bench/exact_pairs.txt) runs the peers and
-# vkcollide's driver one after the other on the same poses, and finally
-# merges everything into one JSON file (default
-# bench/results/MODE-<device>.json, -quick added for --quick, -partial for
+# pair of bench/pairs.txt (exact: bench/exact_pairs.txt; --real:
+# bench/real_pairs.txt, real models from Debian's assimp-testmodels;
+# --pairs-file: any file of that format) runs the peers and vkcollide's
+# driver one after the other on the same poses, and finally merges
+# everything into one JSON file (default bench/results/MODE-<device>.json,
+# MODE-real-<device>.json for --real, MODE-STEM-<device>.json for
+# --pairs-file STEM_pairs.txt; -quick added for --quick, -partial for
 # --pairs) and prints a table of medians and ratios (bench/merge.py). One
 # run at a time per checkout (a lock in build-bench).
+#
+# --real runs at half the procedural pairs' scale (meshes of up to 252,000
+# triangles, a reference of ~150-500 pairs/s on them here): exact mode
+# 50,000 random poses per pair (FCL, the reference and a batch of 50,000),
+# 5,000 near-contact poses, Bullet on the first 2,000 of each; approx mode
+# 50,000 poses. The variables below still override.
 #
 # Environment, approx: BENCH_FCL_POSES (poses per pair for the speed
 # comparison, default 100000), BENCH_BATCH_SIZES (default
@@ -39,11 +49,18 @@ quick=0
 deps=1
 only=""
 out=""
+pairs_file=""
+real=0
 while [ $# -gt 0 ]; do
 	case $1 in
 	--exact) mode=exact ;;
 	--quick) quick=1 ;;
 	--no-deps) deps=0 ;;
+	--real) real=1 ;;
+	--pairs-file)
+		pairs_file=${2:?--pairs-file needs a file}
+		shift
+		;;
 	--pairs)
 		only=${2:?--pairs needs a list}
 		shift
@@ -64,26 +81,48 @@ while [ $# -gt 0 ]; do
 	shift
 done
 
-# Defaults per mode; --quick makes a smoke run of a few minutes.
+if [ $real = 1 ] && [ -n "$pairs_file" ]; then
+	echo "bench.sh: --real and --pairs-file are two pair lists; give one" >&2
+	exit 2
+fi
+[ $real = 1 ] && pairs_file=bench/real_pairs.txt
+if [ -n "$pairs_file" ] && [ ! -r "$pairs_file" ]; then
+	echo "bench.sh: $pairs_file: cannot read it" >&2
+	exit 2
+fi
+given_pairs_file=$pairs_file
+
+# Defaults per mode and pair list; --quick makes a smoke run of a few
+# minutes. r REAL OTHER: REAL for --real.
 q() { [ $quick = 1 ] && echo "$1" || echo "$2"; }
+r() { [ $real = 1 ] && echo "$1" || echo "$2"; }
 if [ $mode = approx ]; then
-	pairs_file=bench/pairs.txt
-	fcl_poses=${BENCH_FCL_POSES:-$(q 2000 100000)}
-	batch_sizes=${BENCH_BATCH_SIZES:-$(q 1000,2000 1000,10000,100000,1000000)}
+	pairs_file=${pairs_file:-bench/pairs.txt}
+	fcl_poses=${BENCH_FCL_POSES:-$(q 2000 "$(r 50000 100000)")}
+	batch_sizes=${BENCH_BATCH_SIZES:-$(q 1000,2000 "$(r 1000,10000,50000 1000,10000,100000,1000000)")}
 	repeat=${BENCH_REPEAT:-$(q 2 5)}
 	accuracy=${BENCH_ACCURACY:-$(q 2000 20000)}
 	resolutions=$(q 8,64 8,16,32,64,128,256)
 	max_seconds=${BENCH_MAX_SECONDS:-120}
 else
-	pairs_file=bench/exact_pairs.txt
-	fcl_poses=${BENCH_FCL_POSES:-$(q 2000 100000)}
-	bullet_poses=${BENCH_BULLET_POSES:-$(q 500 5000)}
-	correctness=${BENCH_CORRECTNESS:-$(q 2000 100000)}
-	near_poses=${BENCH_NEAR_POSES:-$(q 500 10000)}
-	batch_sizes=${BENCH_BATCH_SIZES:-$(q 1000,2000 1000,10000,100000,1000000)}
-	near_batch_sizes=${BENCH_NEAR_BATCH_SIZES:-$(q 500,1000 1000,10000)}
+	pairs_file=${pairs_file:-bench/exact_pairs.txt}
+	fcl_poses=${BENCH_FCL_POSES:-$(q "$(r 1000 2000)" "$(r 50000 100000)")}
+	bullet_poses=${BENCH_BULLET_POSES:-$(q "$(r 200 500)" "$(r 2000 5000)")}
+	correctness=${BENCH_CORRECTNESS:-$(q "$(r 1000 2000)" "$(r 50000 100000)")}
+	near_poses=${BENCH_NEAR_POSES:-$(q "$(r 200 500)" "$(r 5000 10000)")}
+	batch_sizes=${BENCH_BATCH_SIZES:-$(q "$(r 1000 1000,2000)" "$(r 1000,10000,50000 1000,10000,100000,1000000)")}
+	near_batch_sizes=${BENCH_NEAR_BATCH_SIZES:-$(q "$(r 200 500,1000)" "$(r 1000,5000 1000,10000)")}
 	repeat=${BENCH_REPEAT:-$(q 2 3)}
 	max_seconds=${BENCH_MAX_SECONDS:-15}
+fi
+# The result file's label: none for the mode's own pairs, else the pairs
+# file's name without _pairs.txt (real for bench/real_pairs.txt).
+label=""
+default_pairs=bench/pairs.txt
+[ $mode = exact ] && default_pairs=bench/exact_pairs.txt
+if [ -n "$given_pairs_file" ] && ! [ "$pairs_file" -ef $default_pairs ]; then
+	label=$(basename "$pairs_file" .txt)
+	label=${label%_pairs}
 fi
 
 if [ $deps = 1 ]; then
@@ -136,14 +175,20 @@ quick_arg=()
 [ $quick = 1 ] && quick_arg=(--quick)
 status=0
 
+# The peers' pose file: the driver's own sampler (gen_poses.py's, bit for
+# bit, as checked above) on the meshes as imported, so any format Assimp
+# reads works. pose_file DRIVER A B COUNT SEED FACTOR OUT
+pose_file() {
+	"$1" "$2" "$3" --dump-poses "$4" --seed "$5" --radius-factor "$6" >"$7"
+}
+
 # approx: one pair. FCL on the pose file, then bench_approx on the same
 # poses generated in memory.
 approx_pair() {
 	local name=$1 a=$2 b=$3 factor=$4 seed=$5
 	local peer_args=()
 	if [ -x $fcl_peer ]; then
-		python3 bench/gen_poses.py "$a" "$b" --count "$fcl_poses" --seed "$seed" --radius-factor "$factor" \
-			--out $work/$name.poses 2>/dev/null
+		pose_file $bench_approx "$a" "$b" "$fcl_poses" "$seed" "$factor" $work/$name.poses
 		$fcl_peer "$a" "$b" --poses $work/$name.poses --repeat "$repeat" --name "$name" \
 			--answers $work/$name.fcl-answers --out $work/$name.fcl.json || status=1
 		peer_args=(--peer-answers $work/$name.fcl-answers --peer-name fcl)
@@ -178,8 +223,7 @@ exact_set() {
 exact_pair() {
 	local name=$1 a=$2 b=$3 factor=$4 seed=$5
 	local random=$work/$name.random.poses near=$work/$name.near.poses
-	python3 bench/gen_poses.py "$a" "$b" --count $((fcl_poses > near_poses ? fcl_poses : near_poses)) \
-		--seed "$seed" --radius-factor "$factor" --out $random 2>/dev/null
+	pose_file $bench_exact "$a" "$b" $((fcl_poses > near_poses ? fcl_poses : near_poses)) "$seed" "$factor" $random
 	exact_set "$name" random "$a" "$b" $random "$fcl_poses" --seed "$seed" --radius-factor "$factor" \
 		--correctness "$correctness" --batch-sizes "$batch_sizes"
 	[ -x $near_contact ] || return 0
@@ -212,6 +256,10 @@ done <$pairs_file
 
 # A subset must not overwrite the results of a full run by default.
 merge_args=(--pairs $pairs_file --load-start "$load_start")
+[ -n "$label" ] && merge_args+=(--label "$label")
+# The correctness bar of the real models (issue 25): at least four pairs,
+# 50,000 random poses each; the procedural pairs keep merge.py's 6 and 100,000.
+[ $real = 1 ] && merge_args+=(--bar-pairs 4 --bar-poses 50000)
 [ -n "$out" ] && merge_args+=(--out "$out")
 [ $quick = 1 ] && merge_args+=(--quick)
 [ -n "$only" ] && [ -z "$out" ] && merge_args+=(--partial)
