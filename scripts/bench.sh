@@ -22,8 +22,8 @@
 # run at a time per checkout (a lock in build-bench).
 #
 # --real runs at the procedural pairs' scale, except Bullet, which answers
-# only the first 2,000 poses of each set (GImpact answers 100-600 random
-# pairs/s on the 100,000-triangle models here).
+# only the first 2,000 poses of each set (GImpact answers 200-1,000 random
+# pairs/s on these models here).
 #
 # Environment, approx: BENCH_FCL_POSES (poses per pair for the speed
 # comparison, default 100000), BENCH_BATCH_SIZES (default
