@@ -347,11 +347,15 @@ static void test_undecided(void)
 	ENSURE(query_buffers_create(&host_, n, &q));
 	vkcol_pair *pairs = query_pairs(&q);
 	random_pairs(&sc, pairs, n, 7);
+	// Breadth first only: every overlapping node pair of a chunk's pairs
+	// takes a frontier item, so the small frontier overflows.
 	sc.ctx->batch.knobs.frontier_capacity = 32;
+	sc.ctx->batch.knobs.traverse_budget = 1;
 	vkcol_gpu_batch_desc bd = {.mode = VKCOL_MODE_EXACT, .max_pairs = n, .flags = VKCOL_BATCH_NO_EARLY_ACCEPT};
 	vkcol_gpu_batch *batch = NULL;
 	ENSURE(vkcol_gpu_batch_create(sc.ctx, &bd, &batch) == VKCOL_SUCCESS);
 	sc.ctx->batch.knobs.frontier_capacity = 0;
+	sc.ctx->batch.knobs.traverse_budget = 0;
 	if (!batch)
 		return;
 	pairs[0].a.id += 1u << MESH_INDEX_BITS; // another generation of the slot
