@@ -9,9 +9,10 @@
 // command buffer answers new poses; two recordings in one command buffer
 // keep to their own scratch; overflowed and invalid pairs come back
 // undecided, counted, and vkcol_batch_run answers them; a batch made before
-// a mesh changed refuses to record; recording allocates nothing; both
-// barrier paths (synchronization2 and Vulkan 1.1); and the threads option
-// reaches the clearance fields. Any validation message fails.
+// a mesh changed refuses to record; recording allocates nothing; a
+// secondary command buffer; both barrier paths (synchronization2 and
+// Vulkan 1.1); and the threads option reaches the clearance fields. Any
+// validation message fails.
 #include "context.h"
 #include "gpu_util.h"
 #include "vk_host.h"
@@ -575,6 +576,53 @@ static void test_record_errors(void)
 	ENSURE_EQ_INT(host_.messages, 0);
 }
 
+// The header allows a secondary command buffer: the query recorded into
+// one, executed from a primary, answers as vkcol_batch_run does, in both
+// modes, with validation silent.
+static void test_secondary_command_buffer(void)
+{
+	scene sc;
+	if (!host_ok_ || !scene_create(&sc, &host_, NULL))
+		return;
+	const uint32_t n = 200;
+	query_buffers q;
+	ENSURE(query_buffers_create(&host_, n, &q));
+	random_pairs(&sc, query_pairs(&q), n, 31);
+	const vkcol_mode modes[2] = {VKCOL_MODE_APPROX, VKCOL_MODE_EXACT};
+	for (int m = 0; m < 2; m++) {
+		vkcol_gpu_batch_desc bd = {.mode = modes[m], .max_pairs = n};
+		vkcol_gpu_batch *batch = NULL;
+		ENSURE(vkcol_gpu_batch_create(sc.ctx, &bd, &batch) == VKCOL_SUCCESS);
+		if (!batch)
+			continue;
+		VkCommandBufferAllocateInfo ai = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
+		                                  .commandPool = host_.pool,
+		                                  .level = VK_COMMAND_BUFFER_LEVEL_SECONDARY,
+		                                  .commandBufferCount = 1};
+		VkCommandBuffer secondary = VK_NULL_HANDLE;
+		ENSURE(vkAllocateCommandBuffers(host_.device, &ai, &secondary) == VK_SUCCESS);
+		VkCommandBufferInheritanceInfo inherit = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_INHERITANCE_INFO};
+		VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
+		                               .pInheritanceInfo = &inherit};
+		ENSURE(vkBeginCommandBuffer(secondary, &bi) == VK_SUCCESS);
+		vkcol_record_desc d = query_desc(batch, &q, n, false);
+		ENSURE(vkcol_batch_record(sc.ctx, secondary, &d) == VKCOL_SUCCESS);
+		ENSURE(vkEndCommandBuffer(secondary) == VK_SUCCESS);
+		memset(q.results.mapped, 0xff, q.results.size);
+		VkCommandBuffer primary = vk_host_begin(&host_);
+		vkCmdExecuteCommands(primary, 1, &secondary);
+		ENSURE(vkEndCommandBuffer(primary) == VK_SUCCESS);
+		ENSURE(vk_host_submit(&host_, primary));
+		compare_with_run(&sc, modes[m], &q, n, n);
+		VkCommandBuffer both[2] = {primary, secondary};
+		vkFreeCommandBuffers(host_.device, host_.pool, 2, both);
+		vkcol_gpu_batch_destroy(sc.ctx, batch);
+	}
+	query_buffers_destroy(&host_, &q);
+	vkcol_context_destroy(sc.ctx);
+	ENSURE_EQ_INT(host_.messages, 0);
+}
+
 // The Vulkan 1.1 barriers: a device without synchronization2 enabled, both
 // modes; a synchronization2 stage bit is refused there.
 static void test_vulkan_1_1_barriers(void)
@@ -694,6 +742,7 @@ int main(int argc, char **argv)
 	RUN_TEST(test_undecided);
 	RUN_TEST(test_recentred_mesh);
 	RUN_TEST(test_record_errors);
+	RUN_TEST(test_secondary_command_buffer);
 	RUN_TEST(test_vulkan_1_1_barriers); // last: replaces the host
 	RUN_TEST(test_no_unexpected_log_messages);
 	if (host_ok_)
