@@ -20,9 +20,10 @@ typedef struct cell {
 #define CELL_AXIS_MAX ((1u << 21) - 1u)
 
 // The cells of edge h (from lo) that the n vertices `list` occupy, in
-// `table` (2^k slots, mask = 2^k - 1, at least 2n). Returns how many.
+// `table` (2^k slots, mask = 2^k - 1, at least 2 (limit + 1)). Returns how
+// many, or limit + 1 as soon as there are more than limit.
 static uint32_t grid_cells(const float *positions, const uint32_t *list, uint32_t n, const double lo[3], double h,
-                           cell *table, uint32_t mask)
+                           uint32_t limit, cell *table, uint32_t mask)
 {
 	memset(table, 0, ((size_t)mask + 1) * sizeof(cell));
 	uint32_t cells = 0;
@@ -43,6 +44,8 @@ static uint32_t grid_cells(const float *positions, const uint32_t *list, uint32_
 		while (table[s].key != 0 && table[s].key != key)
 			s = (s + 1) & mask;
 		if (table[s].key == 0) {
+			if (cells == limit)
+				return limit + 1;
 			table[s] = (cell){key, list[i], d2};
 			cells++;
 		} else if (d2 < table[s].d2 || (d2 == table[s].d2 && list[i] < table[s].vertex)) {
@@ -88,8 +91,9 @@ vkcol_result vertex_lod_build(const core_env *env, const mesh_cpu *m, vertex_lod
 		core_free(env, list);
 		return VKCOL_SUCCESS;
 	}
+	// Room for level 1's share and one more, twice over.
 	uint32_t slots = 1;
-	while (slots < 2 * n)
+	while (slots < 2 * ((n >> 2) + 1))
 		slots <<= 1;
 	cell *table = core_calloc(env, slots, sizeof(cell));
 	out->vertices = core_calloc(env, total, sizeof(uint32_t));
@@ -104,22 +108,34 @@ vkcol_result vertex_lod_build(const core_env *env, const mesh_cpu *m, vertex_lod
 	}
 	if (!(extent > 0.0))
 		extent = 1.0;
-	// Cells of edge `extent` hold the box in at most 8; of extent / 2^20,
-	// every distinct position alone (or clamped at the box's far side, where
-	// a cell of 2^21 holds the rest). Between them, the smallest edge whose
-	// level keeps at most its share, by bisection of the edge's logarithm.
+	// The smallest cell edge whose level keeps at most its share, by
+	// bisection of the edge's logarithm between an edge that keeps more
+	// (`small`) and one that keeps at most the share (`large`). Cells of
+	// edge `extent` hold the box in at most 8 (at most any share); of
+	// extent / 2^20, every distinct position alone (or clamped at the box's
+	// far side, where a cell of 2^21 holds the rest): more than any share.
+	// The first guess brackets from where a surface across the box would
+	// keep the share, each next level from twice the last level's edge
+	// (surfaces: a quarter of the vertices).
 	uint32_t next = 0;
+	double guess = extent / sqrt((double)(n >> 2));
 	for (uint32_t l = 0; l < levels; l++) {
 		uint32_t target = n >> (2 * (l + 1));
-		double small = extent / (double)(1u << 20), large = extent;
-		for (int step = 0; step < 24; step++) {
+		const double floor_edge = extent / (double)(1u << 20);
+		double small = fmax(guess / 2.0, floor_edge), large = fmin(guess * 2.0, extent);
+		while (small > floor_edge && grid_cells(m->positions, list, n, lo, small, target, table, slots - 1) <= target)
+			small = fmax(small / 4.0, floor_edge);
+		while (large < extent && grid_cells(m->positions, list, n, lo, large, target, table, slots - 1) > target)
+			large = fmin(large * 4.0, extent);
+		for (int step = 0; step < 8; step++) {
 			double h = sqrt(small * large);
-			if (grid_cells(m->positions, list, n, lo, h, table, slots - 1) <= target)
+			if (grid_cells(m->positions, list, n, lo, h, target, table, slots - 1) <= target)
 				large = h;
 			else
 				small = h;
 		}
-		uint32_t cells = grid_cells(m->positions, list, n, lo, large, table, slots - 1);
+		uint32_t cells = grid_cells(m->positions, list, n, lo, large, target, table, slots - 1);
+		guess = 2.0 * large;
 		out->first[l] = next;
 		out->count[l] = cells;
 		out->cell[l] = large;
