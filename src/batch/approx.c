@@ -120,12 +120,12 @@ cleanup:
 }
 
 void approx_record_chunk(batch_scope *s, VkCommandBuffer cmd, const approx_chunk *c, uint32_t n, uint32_t mip_level,
-                         bool stats, const gpu_indirect *per_pair)
+                         uint32_t mesh_index_mask, bool stats, const gpu_indirect *per_pair)
 {
 	vkcol_approx_params params = {
 	    .pair_count = n,
 	    .mip_level = mip_level,
-	    .mesh_index_mask = MESH_MAX_COUNT,
+	    .mesh_index_mask = mesh_index_mask,
 	    .flags = (stats ? VKCOL_APPROX_STATS : 0u) | (s->state->knobs.cone_bounds_off ? VKCOL_APPROX_NO_CONES : 0u) |
 	             (s->state->knobs.clearance_off ? VKCOL_APPROX_NO_CLEARANCE : 0u),
 	    .job_capacity = c->job_capacity,
@@ -186,6 +186,7 @@ vkcol_result approx_run(batch_scope *s, const vkcol_batch_desc *desc, uint32_t m
 	vkcol_result res = VKCOL_SUCCESS;
 	vkcol_batch_stats *stats = desc->stats;
 	frame frames[2] = {0};
+	uint32_t *budget_ids = NULL; // vertex budget: the id of each slot's level of detail
 	uint32_t most = approx_chunk_limit(s, desc->chunk_pairs);
 	uint32_t chunk = (uint64_t)most > desc->pair_count ? (uint32_t)desc->pair_count : most;
 	// The frames' buffers hold `room` pairs: the chunk rounded up to a power
@@ -221,6 +222,17 @@ vkcol_result approx_run(batch_scope *s, const vkcol_batch_desc *desc, uint32_t m
 		VK_TRY(env, s->gpu->vk.vkCreateFence(s->gpu->device, &fence, NULL, &f->fence));
 	}
 
+	// The vertex budget: pairs name the records of the levels of detail it
+	// picks (pool.h).
+	if (desc->vertex_budget) {
+		budget_ids = core_calloc(env, s->meshes->capacity ? s->meshes->capacity : 1, sizeof(uint32_t));
+		if (!budget_ids) {
+			res = VKCOL_ERROR_OUT_OF_HOST_MEMORY;
+			goto cleanup;
+		}
+		pool_budget_ids(s, desc->vertex_budget, budget_ids);
+	}
+
 	uint64_t done = 0;
 	bool stopped = false;
 	uint32_t k = 0;
@@ -236,10 +248,13 @@ vkcol_result approx_run(batch_scope *s, const vkcol_batch_desc *desc, uint32_t m
 		}
 		uint64_t count = desc->pair_count - first < chunk ? desc->pair_count - first : chunk;
 		pairs_upload(s, &desc->pairs[first], count, NULL, false, f->c.pairs->mapped);
+		if (budget_ids)
+			pool_budget_pairs(budget_ids, f->c.pairs->mapped, count);
 		VkCommandBufferBeginInfo begin = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
 		                                  .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT};
 		VK_TRY(env, s->gpu->vk.vkBeginCommandBuffer(f->cmd, &begin));
-		approx_record_chunk(s, f->cmd, &f->c, (uint32_t)count, desc->mip_level, stats != NULL, NULL);
+		approx_record_chunk(s, f->cmd, &f->c, (uint32_t)count, desc->mip_level,
+		                    budget_ids ? UINT32_MAX : MESH_MAX_COUNT, stats != NULL, NULL);
 		VK_TRY(env, s->gpu->vk.vkEndCommandBuffer(f->cmd));
 		VK_TRY(env, s->gpu->vk.vkResetFences(s->gpu->device, 1, &f->fence));
 		VkSubmitInfo submit = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .commandBufferCount = 1, .pCommandBuffers = &f->cmd};
@@ -264,6 +279,7 @@ vkcol_result approx_run(batch_scope *s, const vkcol_batch_desc *desc, uint32_t m
 	if (stopped && done < desc->pair_count)
 		res = VKCOL_ERROR_INTERRUPTED;
 cleanup:
+	core_free(env, budget_ids);
 	for (int i = 0; i < 2; i++) {
 		frame *f = &frames[i];
 		if (f->in_flight)

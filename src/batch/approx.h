@@ -43,9 +43,11 @@ vkcol_result approx_chunk_bind(batch_scope *s, uint32_t map_array, VkDescriptorP
 // a barrier before each and after the last. per_pair: NULL = approx_pairs
 // runs n invocations; else its indirect dispatch, for a count the device
 // computes (vkcol_batch_record: the slots past that count, up to a whole
-// workgroup, hold pairs that stage 0 decides).
+// workgroup, hold pairs that stage 0 decides). mesh_index_mask: how the
+// pairs' ids name pool records (MESH_MAX_COUNT; all ones where a vertex
+// budget rewrote them, pool_budget_pairs).
 void approx_record_chunk(batch_scope *s, VkCommandBuffer cmd, const approx_chunk *c, uint32_t n, uint32_t mip_level,
-                         bool stats, const gpu_indirect *per_pair);
+                         uint32_t mesh_index_mask, bool stats, const gpu_indirect *per_pair);
 
 // Answers desc's pairs (validated; the pool holds every mesh, with its
 // clearance field) in approx mode, in input order, counting desc->stats's
