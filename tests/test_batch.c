@@ -288,8 +288,8 @@ static void test_clearance_filter_reach(void)
 // The vertex budget (vkcol_batch_desc.vertex_budget): a fine sphere (about
 // 32,000 vertices: levels of detail of about 8,000, 2,000 and 500), a
 // torus (1,152: one level of 288) and a box too small for any, at random
-// poses. A budget no mesh exceeds answers as no budget, testing as many
-// vertices; a budget tests a subset of the vertices against the same maps,
+// poses. A budget no mesh exceeds answers as no budget, testing about as
+// many vertices; a budget tests a subset of the vertices against the same maps,
 // so it never says collide where every vertex says not, and it tests fewer;
 // spheres whose centres lie closer than their radius overlap far deeper
 // than the coarsest level's spacing and collide at any budget. Exact mode
@@ -348,7 +348,9 @@ static void test_vertex_budget(void)
 		}
 	}
 	ENSURE(deep > 50);
-	ENSURE(st[1].vertex_tests == st[0].vertex_tests);
+	// The same vertices; the count varies by the order in which the jobs
+	// of a pair found colliding stop (a few hundred of 125,000 here).
+	ENSURE(st[1].vertex_tests * 20 >= st[0].vertex_tests * 19 && st[1].vertex_tests * 19 <= st[0].vertex_tests * 20);
 	ENSURE(st[2].vertex_tests < st[0].vertex_tests / 4 * 3);
 	ENSURE(st[3].vertex_tests < st[2].vertex_tests);
 	printf("  vertex tests %llu, %llu, %llu, %llu; colliding pairs lost to the budget: %llu at 2500, %llu at 1 (of "
