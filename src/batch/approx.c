@@ -12,6 +12,7 @@
 
 #include "batch/pairs.h"
 #include "batch/pool.h"
+#include "batch/timing.h"
 
 // The buffers of an approx frame are the context's scratch buffers
 // (gpu/memory.h), slot FRAME_<buffer> + frame index: a run of batches reuses
@@ -66,8 +67,10 @@ static uint64_t stat64(const uint32_t *words, uint32_t index)
 	return (uint64_t)words[index] | ((uint64_t)words[index + 1] << 32);
 }
 
-// Waits for f's chunk and copies its answers (and counters) out.
-static vkcol_result harvest(batch_scope *s, frame *f, vkcol_pair_result *results, vkcol_batch_stats *stats)
+// Waits for f's chunk (frame `slot`) and copies its answers (and counters
+// and timestamps) out.
+static vkcol_result harvest(batch_scope *s, frame *f, uint32_t slot, batch_timer *timer, vkcol_pair_result *results,
+                            vkcol_batch_stats *stats)
 {
 	const core_env *env = s->env;
 	vkcol_result res = VKCOL_SUCCESS;
@@ -75,8 +78,12 @@ static vkcol_result harvest(batch_scope *s, frame *f, vkcol_pair_result *results
 		return VKCOL_SUCCESS;
 	f->in_flight = false;
 	VK_TRY(env, s->gpu->vk.vkWaitForFences(s->gpu->device, 1, &f->fence, VK_TRUE, UINT64_MAX));
+	double start = batch_now();
 	TRY(gpu_buffer_host_read(s->gpu, f->results));
 	memcpy(&results[f->first], f->results->mapped, f->count * sizeof(vkcol_pair_result));
+	if (stats)
+		batch_timer_host(timer, start, &stats->readback_seconds);
+	TRY(batch_timer_collect(s, timer, slot));
 	if (stats) {
 		TRY(gpu_buffer_host_read(s->gpu, f->stats));
 		const uint32_t *words = f->stats->mapped;
@@ -93,6 +100,7 @@ vkcol_result approx_run(batch_scope *s, const vkcol_batch_desc *desc, uint32_t m
 	vkcol_result res = VKCOL_SUCCESS;
 	vkcol_batch_stats *stats = desc->stats;
 	frame frames[2] = {0};
+	batch_timer timer = {0};
 	gpu_pipeline *approx = NULL, *approx_spilled = NULL, *approx_groups = NULL, *approx_jobs = NULL;
 	TRY(pipeline_get(s->gpu, s->pipelines, PIPELINE_APPROX, map_array, &approx));
 	TRY(pipeline_get(s->gpu, s->pipelines, PIPELINE_APPROX_SPILLED, map_array, &approx_spilled));
@@ -159,13 +167,16 @@ vkcol_result approx_run(batch_scope *s, const vkcol_batch_desc *desc, uint32_t m
 		VK_TRY(env, s->gpu->vk.vkCreateFence(s->gpu->device, &fence, NULL, &f->fence));
 	}
 
+	// Per frame: the start, the set-up and the four passes.
+	TRY(batch_timer_create(s, desc, 2, 6, &timer));
+
 	uint64_t done = 0;
 	bool stopped = false;
 	uint32_t k = 0;
 	for (uint64_t first = 0; first < desc->pair_count && !stopped; first += chunk, k ^= 1) {
 		frame *f = &frames[k];
 		if (f->in_flight) {
-			TRY(harvest(s, f, results, stats));
+			TRY(harvest(s, f, k, &timer, results, stats));
 			done = f->first + f->count;
 			if (desc->progress && !desc->progress(desc->progress_user, done, desc->pair_count)) {
 				stopped = true;
@@ -173,10 +184,14 @@ vkcol_result approx_run(batch_scope *s, const vkcol_batch_desc *desc, uint32_t m
 			}
 		}
 		uint64_t count = desc->pair_count - first < chunk ? desc->pair_count - first : chunk;
+		double upload_start = batch_now();
 		pairs_upload(s, &desc->pairs[first], count, NULL, false, f->pairs->mapped);
+		if (stats)
+			batch_timer_host(&timer, upload_start, &stats->upload_seconds);
 		VkCommandBufferBeginInfo begin = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
 		                                  .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT};
 		VK_TRY(env, s->gpu->vk.vkBeginCommandBuffer(f->cmd, &begin));
+		batch_timer_begin(s, &timer, f->cmd, k);
 		vkcol_approx_params params = {
 		    .pair_count = (uint32_t)count,
 		    .mip_level = desc->mip_level,
@@ -192,18 +207,23 @@ vkcol_result approx_run(batch_scope *s, const vkcol_batch_desc *desc, uint32_t m
 		s->gpu->vk.vkCmdUpdateBuffer(f->cmd, f->job_args->buffer, 0, sizeof(no_jobs), no_jobs);
 		if (stats)
 			s->gpu->vk.vkCmdFillBuffer(f->cmd, f->stats->buffer, 0, VK_WHOLE_SIZE, 0);
+		batch_timer_mark(s, &timer, f->cmd, k, BATCH_TIMER_TAG(VKCOL_TIMED_SETUP, BATCH_TIMER_NO_LEVEL));
 		gpu_barrier_all(s->gpu, f->cmd);
 		gpu_pipeline_dispatch(s->gpu, f->cmd, approx, f->set, &params,
 		                      (uint32_t)((count + VKCOL_WORKGROUP_SIZE - 1) / VKCOL_WORKGROUP_SIZE));
+		batch_timer_mark(s, &timer, f->cmd, k, BATCH_TIMER_TAG(VKCOL_TIMED_BOUNDS, BATCH_TIMER_NO_LEVEL));
 		gpu_barrier_all(s->gpu, f->cmd);
 		gpu_pipeline_dispatch(s->gpu, f->cmd, approx_groups, f->groups_set, &params, 0); // binds only
 		s->gpu->vk.vkCmdDispatchIndirect(f->cmd, f->job_args->buffer, 16 * VKCOL_JOBS_GROUP);
+		batch_timer_mark(s, &timer, f->cmd, k, BATCH_TIMER_TAG(VKCOL_TIMED_CUBE_MAP, BATCH_TIMER_NO_LEVEL));
 		gpu_barrier_all(s->gpu, f->cmd);
 		gpu_pipeline_dispatch(s->gpu, f->cmd, approx_jobs, f->jobs_set, &params, 0); // binds only
 		s->gpu->vk.vkCmdDispatchIndirect(f->cmd, f->job_args->buffer, 16 * VKCOL_JOBS_CLUSTER);
+		batch_timer_mark(s, &timer, f->cmd, k, BATCH_TIMER_TAG(VKCOL_TIMED_CUBE_MAP, BATCH_TIMER_NO_LEVEL));
 		gpu_barrier_all(s->gpu, f->cmd);
 		gpu_pipeline_dispatch(s->gpu, f->cmd, approx_spilled, f->spilled_set, &params, 0); // binds only
 		s->gpu->vk.vkCmdDispatchIndirect(f->cmd, f->job_args->buffer, 16 * VKCOL_JOBS_SPILLED);
+		batch_timer_mark(s, &timer, f->cmd, k, BATCH_TIMER_TAG(VKCOL_TIMED_CUBE_MAP, BATCH_TIMER_NO_LEVEL));
 		gpu_barrier_all(s->gpu, f->cmd);
 		VK_TRY(env, s->gpu->vk.vkEndCommandBuffer(f->cmd));
 		VK_TRY(env, s->gpu->vk.vkResetFences(s->gpu->device, 1, &f->fence));
@@ -217,7 +237,7 @@ vkcol_result approx_run(batch_scope *s, const vkcol_batch_desc *desc, uint32_t m
 	for (int i = 0; i < 2; i++) {
 		frame *f = &frames[k];
 		if (f->in_flight) {
-			TRY(harvest(s, f, results, stats));
+			TRY(harvest(s, f, k, &timer, results, stats));
 			done = f->first + f->count;
 			if (desc->progress && !stopped && done < desc->pair_count)
 				stopped = !desc->progress(desc->progress_user, done, desc->pair_count);
@@ -238,5 +258,6 @@ cleanup:
 		if (f->cmd)
 			s->gpu->vk.vkFreeCommandBuffers(s->gpu->device, s->gpu->command_pool, 1, &f->cmd);
 	}
+	batch_timer_destroy(s, &timer);
 	return res;
 }

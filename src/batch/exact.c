@@ -14,6 +14,7 @@
 #include "batch/pairs.h"
 #include "batch/pool.h"
 #include "batch/rerun.h"
+#include "batch/timing.h"
 
 // Does exact mode place and test triangles in double on this device
 // (shaderFloat64: the _fp64 pipelines, pairs uploaded as given)?
@@ -101,6 +102,7 @@ typedef struct exact_buffers {
 	uint32_t dive_base; // frontier slots [dive_base, capacity) hold depth-first items
 	uint32_t leaf_base; // [0, leaf_base) breadth-first items, [leaf_base, dive_base) leaf-leaf ones; then
 	                    // from capacity, dive_base - leaf_base slots: the triangle pairs the leaf culls left
+	batch_timer timer;  // VKCOL_BATCH_TIMESTAMPS: one slot, a chunk's submission at a time
 } exact_buffers;
 
 static void exact_buffers_free(batch_scope *s, exact_buffers *b)
@@ -109,6 +111,7 @@ static void exact_buffers_free(batch_scope *s, exact_buffers *b)
 	                     &b->frontiers[1], &b->counters, &b->args,  &b->list};
 	for (size_t i = 0; i < CORE_COUNT_OF(all); i++)
 		gpu_buffer_destroy(s->gpu, all[i]);
+	batch_timer_destroy(s, &b->timer);
 }
 
 static vkcol_result exact_buffers_create(batch_scope *s, uint32_t chunk, uint32_t list_capacity, uint32_t flags,
@@ -204,16 +207,18 @@ cleanup:
 // dispatch to the list (args_level: VKCOL_ARGS_FOR_SEARCH or
 // VKCOL_ARGS_FOR_WALK, which writes indirect dispatch `dispatch`), then the
 // pass runs. Leaves params->level at 0.
-static void listed_pass(batch_scope *s, VkCommandBuffer cmd, const exact_buffers *b, vkcol_exact_params *params,
+static void listed_pass(batch_scope *s, VkCommandBuffer cmd, exact_buffers *b, vkcol_exact_params *params,
                         uint32_t args_level, int pipe, VkDescriptorSet set, uint32_t dispatch)
 {
 	gpu_barrier_all(s->gpu, cmd);
 	params->level = args_level;
 	gpu_pipeline_dispatch(s->gpu, cmd, b->pipes[EXACT_ARGS], b->sets[EXACT_ARGS][0], params, 1);
+	batch_timer_mark(s, &b->timer, cmd, 0, BATCH_TIMER_TAG(VKCOL_TIMED_SETUP, BATCH_TIMER_NO_LEVEL));
 	gpu_barrier_all(s->gpu, cmd);
 	params->level = 0;
 	gpu_pipeline_dispatch(s->gpu, cmd, b->pipes[pipe], set, params, 0);
 	s->gpu->vk.vkCmdDispatchIndirect(cmd, b->args.buffer, ARGS_AT(dispatch));
+	batch_timer_mark(s, &b->timer, cmd, 0, BATCH_TIMER_TAG(VKCOL_TIMED_CUBE_MAP, BATCH_TIMER_NO_LEVEL));
 }
 
 // Answers `count` pairs in chunks of b->chunk: pair i of the pass is
@@ -231,10 +236,15 @@ static vkcol_result exact_pass(batch_scope *s, exact_buffers *b, const vkcol_pai
 		uint32_t n = (uint32_t)(count - first < b->chunk ? count - first : b->chunk);
 		for (uint32_t i = 0; i < n; i++)
 			at[i] = index ? index[first + i] : base + first + i;
+		double start = batch_now();
 		pairs_upload(s, pairs, n, at, exact_in_double(s), b->pairs.mapped);
+		if (stats)
+			batch_timer_host(&b->timer, start, &stats->upload_seconds);
 		VkCommandBuffer cmd;
 		TRY(gpu_begin_once(s->gpu, &cmd));
+		batch_timer_begin(s, &b->timer, cmd, 0);
 		s->gpu->vk.vkCmdFillBuffer(cmd, b->counters.buffer, 0, VK_WHOLE_SIZE, 0);
+		batch_timer_mark(s, &b->timer, cmd, 0, BATCH_TIMER_TAG(VKCOL_TIMED_SETUP, BATCH_TIMER_NO_LEVEL));
 		gpu_barrier_all(s->gpu, cmd);
 		vkcol_exact_params params = {n,         MESH_MAX_COUNT, b->capacity, 0, b->flags, b->list_capacity,
 		                             b->budget, b->dive_base,   b->leaf_base};
@@ -246,6 +256,7 @@ static vkcol_result exact_pass(batch_scope *s, exact_buffers *b, const vkcol_pai
 		// walk pass, after the three regions (bound as level 0, the walk
 		// pass reads them there).
 		gpu_pipeline_dispatch(s->gpu, cmd, b->pipes[EXACT_SETUP], b->sets[EXACT_SETUP][0], &params, groups);
+		batch_timer_mark(s, &b->timer, cmd, 0, BATCH_TIMER_TAG(VKCOL_TIMED_BOUNDS, BATCH_TIMER_NO_LEVEL));
 		listed_pass(s, cmd, b, &params, VKCOL_ARGS_FOR_SEARCH, EXACT_SEARCH, b->sets[EXACT_SEARCH][1],
 		            VKCOL_ARGS_SEARCH);
 		listed_pass(s, cmd, b, &params, VKCOL_ARGS_FOR_WALK, EXACT_WALK, b->sets[EXACT_WALK][0], VKCOL_ARGS_WALK);
@@ -256,6 +267,7 @@ static vkcol_result exact_pass(batch_scope *s, exact_buffers *b, const vkcol_pai
 			gpu_barrier_all(s->gpu, cmd);
 			params.level = level;
 			gpu_pipeline_dispatch(s->gpu, cmd, b->pipes[EXACT_ARGS], b->sets[EXACT_ARGS][parity], &params, 1);
+			batch_timer_mark(s, &b->timer, cmd, 0, BATCH_TIMER_TAG(VKCOL_TIMED_SETUP, level));
 			gpu_barrier_all(s->gpu, cmd);
 			// The level's size comes from the previous level's counters: no
 			// host round trip between levels. The shaders read their own
@@ -268,23 +280,28 @@ static vkcol_result exact_pass(batch_scope *s, exact_buffers *b, const vkcol_pai
 			const struct {
 				int pipe;
 				uint32_t dispatch; // VKCOL_ARGS_*
-			} passes[] = {{EXACT_CONFIRM, VKCOL_ARGS_CONFIRM},
-			              {EXACT_TRIANGLES, VKCOL_ARGS_TRIANGLES},
-			              {EXACT_TRAVERSE, VKCOL_ARGS_TRAVERSE},
-			              {EXACT_DIVE, VKCOL_ARGS_DIVE},
-			              {EXACT_LEAVES, VKCOL_ARGS_LEAVES}};
+				vkcol_timed_stage timed;
+			} passes[] = {{EXACT_CONFIRM, VKCOL_ARGS_CONFIRM, VKCOL_TIMED_LEAVES},
+			              {EXACT_TRIANGLES, VKCOL_ARGS_TRIANGLES, VKCOL_TIMED_LEAVES},
+			              {EXACT_TRAVERSE, VKCOL_ARGS_TRAVERSE, VKCOL_TIMED_TRAVERSAL},
+			              {EXACT_DIVE, VKCOL_ARGS_DIVE, VKCOL_TIMED_TRAVERSAL},
+			              {EXACT_LEAVES, VKCOL_ARGS_LEAVES, VKCOL_TIMED_LEAVES}};
 			for (size_t k = 0; k < CORE_COUNT_OF(passes); k++) {
 				if (passes[k].pipe == EXACT_DIVE && b->budget <= 1)
 					continue;
 				int pipe = passes[k].pipe;
 				gpu_pipeline_dispatch(s->gpu, cmd, b->pipes[pipe], b->sets[pipe][parity], &params, 0);
 				s->gpu->vk.vkCmdDispatchIndirect(cmd, b->args.buffer, ARGS_AT(passes[k].dispatch));
+				batch_timer_mark(s, &b->timer, cmd, 0, BATCH_TIMER_TAG(passes[k].timed, level));
 			}
 		}
 		gpu_barrier_all(s->gpu, cmd);
 		gpu_pipeline_dispatch(s->gpu, cmd, b->pipes[EXACT_CONTAIN], b->sets[EXACT_CONTAIN][0], &params, groups);
+		batch_timer_mark(s, &b->timer, cmd, 0, BATCH_TIMER_TAG(VKCOL_TIMED_CONTAINMENT, BATCH_TIMER_NO_LEVEL));
 		gpu_barrier_all(s->gpu, cmd);
 		TRY(gpu_submit_once(s->gpu, cmd));
+		TRY(batch_timer_collect(s, &b->timer, 0));
+		start = batch_now();
 		TRY(gpu_buffer_host_read(s->gpu, &b->results));
 		TRY(gpu_buffer_host_read(s->gpu, &b->counters));
 		TRY(gpu_buffer_host_read(s->gpu, &b->list));
@@ -304,6 +321,8 @@ static vkcol_result exact_pass(batch_scope *s, exact_buffers *b, const vkcol_pai
 				rerun[(*rerun_count)++] = at[i];
 			}
 		}
+		if (stats)
+			batch_timer_host(&b->timer, start, &stats->readback_seconds);
 		if (sink)
 			list_take(sink, b->list.mapped, ((const uint32_t *)b->counters.mapped)[VKCOL_COUNTER_LIST],
 			          b->list_capacity, at, n, results);
@@ -354,6 +373,10 @@ vkcol_result exact_run(batch_scope *s, const vkcol_batch_desc *desc, uint32_t ma
 		flags |= VKCOL_EXACT_EARLY_ACCEPT;
 	}
 	TRY(exact_buffers_create(s, chunk, list_capacity, flags, map_array, &b));
+	// Per submission: the start, the counters' clearing, the setup pass, two
+	// marks for each of the search and walk passes, six per level (its
+	// sizing pass and five passes), the containment pass.
+	TRY(batch_timer_create(s, desc, 1, 8 + 6 * (b.levels + 2), &b.timer));
 	// Overflowed pairs are settled chunk by chunk, so these lists (and all
 	// host memory) stay bounded by the chunk, whatever the batch size.
 	TRY(rerun_queue_init(env, &reruns, b.chunk));
