@@ -33,6 +33,7 @@ libxxhash-dev
 clang
 libclang-rt-dev
 python3-numpy
+python3-matplotlib
 slurm-wlm
 munge
 "
