@@ -34,6 +34,7 @@ typedef struct ab_options {
 	int rounds;
 	int subset; // 0 all, 1 colliding, 2 non-colliding
 	vkcol_mode mode;
+	uint32_t flags; // vkcol_batch_flags of every batch
 } ab_options;
 
 static int own_option(void *user, const char *arg, const char *value)
@@ -49,6 +50,10 @@ static int own_option(void *user, const char *arg, const char *value)
 		ab->subset = !strcmp(value, "all") ? 0 : !strcmp(value, "colliding") ? 1 : !strcmp(value, "noncolliding") ? 2 : -1;
 		return ab->subset >= 0 ? 2 : 0;
 	}
+	if (!strcmp(arg, "--flags")) {
+		ab->flags = (uint32_t)strtoul(value, NULL, 0);
+		return 2;
+	}
 	if (!strcmp(arg, "--mode")) {
 		ab->mode = !strcmp(value, "approx") ? VKCOL_MODE_APPROX : !strcmp(value, "exact") ? VKCOL_MODE_EXACT : -1;
 		return (int)ab->mode >= 0 ? 2 : 0;
@@ -58,7 +63,8 @@ static int own_option(void *user, const char *arg, const char *value)
 
 static const char own_usage[] = "  --rounds R               batches per build (default 40)\n"
                                 "  --subset S               all, colliding or noncolliding (by build A)\n"
-                                "  --mode M                 approx (default) or exact\n";
+                                "  --mode M                 approx (default) or exact\n"
+                                "  --flags F                vkcol_batch_flags of every batch (1: no early accept)\n";
 
 static double cpu_seconds(void)
 {
@@ -126,7 +132,7 @@ int main(int argc, char **argv)
 		load_build(&b[k], paths[k], &p, n);
 	vkcol_pair_result *r = bench_calloc(n, sizeof *r);
 	// The subset, by build A's answers; the same poses for both builds.
-	vkcol_batch_desc d = {.pairs = b[0].pairs, .pair_count = n, .mode = ab.mode};
+	vkcol_batch_desc d = {.pairs = b[0].pairs, .pair_count = n, .mode = ab.mode, .flags = ab.flags};
 	if (b[0].batch_run(b[0].ctx, &d, r) != VKCOL_SUCCESS)
 		bench_die("%s", "vkcol_batch_run failed");
 	size_t m = 0;
@@ -144,13 +150,13 @@ int main(int argc, char **argv)
 	double *cpu[2], *ratio = bench_calloc((size_t)ab.rounds, sizeof(double));
 	for (int k = 0; k < 2; k++) {
 		cpu[k] = bench_calloc((size_t)ab.rounds, sizeof(double));
-		vkcol_batch_desc warm = {.pairs = b[k].pairs, .pair_count = m, .mode = ab.mode};
+		vkcol_batch_desc warm = {.pairs = b[k].pairs, .pair_count = m, .mode = ab.mode, .flags = ab.flags};
 		b[k].batch_run(b[k].ctx, &warm, r); // compiles, pools, scratch buffers
 	}
 	for (int i = 0; i < ab.rounds; i++)
 		for (int j = 0; j < 2; j++) {
 			int k = (i & 1) ? 1 - j : j;
-			vkcol_batch_desc run = {.pairs = b[k].pairs, .pair_count = m, .mode = ab.mode};
+			vkcol_batch_desc run = {.pairs = b[k].pairs, .pair_count = m, .mode = ab.mode, .flags = ab.flags};
 			double c0 = cpu_seconds();
 			if (b[k].batch_run(b[k].ctx, &run, r) != VKCOL_SUCCESS)
 				bench_die("%s", "vkcol_batch_run failed");

@@ -149,6 +149,8 @@ static int parse_option(bench_options *o, int argc, char **argv, int *i)
 		return o->validation = true, 1;
 	if (!strcmp(arg, "--quick"))
 		return o->quick = true, 1;
+	if (!strcmp(arg, "--describe"))
+		return o->describe = true, 1;
 	if (arg[0] != '-') {
 		if (!o->path_a)
 			o->path_a = arg;
@@ -373,7 +375,23 @@ void bench_pair_load(bench_options *o, uint64_t also, bench_pair *p)
 	p->bounds_a = mesh_bounds(&p->mesh_a);
 	p->bounds_b = mesh_bounds(&p->mesh_b);
 
-	if (o->dump_poses > want)
+	if (o->describe) {
+		// gen_poses.py --describe's fields, from the meshes as imported.
+		const bench_bounds *ba = &p->bounds_a, *bb = &p->bounds_b;
+		printf("{\"mesh_a\": ");
+		bench_json_string(stdout, o->path_a);
+		printf(", \"mesh_b\": ");
+		bench_json_string(stdout, o->path_b);
+		printf(", \"seed\": %llu, \"radius_factor\": %.17g, \"centre_a\": [%.17g, %.17g, %.17g], "
+		       "\"radius_a\": %.17g, \"centre_b\": [%.17g, %.17g, %.17g], \"radius_b\": %.17g, "
+		       "\"offset_ball_radius\": %.17g}\n",
+		       (unsigned long long)o->seed, o->radius_factor, ba->centre[0], ba->centre[1], ba->centre[2], ba->radius,
+		       bb->centre[0], bb->centre[1], bb->centre[2], bb->radius, o->radius_factor * (ba->radius + bb->radius));
+		exit(0);
+	}
+	// A dump samples only what it prints (the sampler is sequential: the
+	// first N poses are the same whatever the count).
+	if (o->dump_poses)
 		want = o->dump_poses;
 	if (o->poses_path) {
 		p->pose_count = read_pose_file(o->poses_path, want, &p->poses);

@@ -61,6 +61,7 @@ typedef struct bench_options {
 	double max_seconds;                 // per batch size: stop repeating once spent (120)
 	int threads;                        // reference threads: online CPUs
 	uint64_t dump_poses;
+	bool describe; // --describe: print the pose sampler's parameters and exit
 	bool validation;
 	bool quick;
 	bool batches_given, repeat_given; // --batch-sizes, --repeat: kept by --quick
@@ -77,6 +78,7 @@ typedef struct bench_options {
 	"  --threads T              reference threads (default: online CPUs)\n"                                       \
 	"  --validation             Vulkan validation layer on (slower; off by default)\n"                            \
 	"  --dump-poses N           print the first N poses as gen_poses.py would, and exit\n"                        \
+	"  --describe               print the sampler's parameters (bounds of A and B) as JSON, and exit\n"          \
 	"  --out FILE               write the JSON there instead of stdout\n"
 
 /// The defaults above; also sets bench_program to `program`.
@@ -119,9 +121,10 @@ typedef struct bench_pair {
 
 /// Imports both meshes, then generates `want` poses with gen_poses.py's
 /// sampler or reads at most `want` from o->poses_path, where `want` is the
-/// largest of `also`, the batch sizes and --dump-poses. With --dump-poses,
-/// prints the first N as gen_poses.py would and exits. Sets o->name when
-/// it was not given.
+/// largest of `also` and the batch sizes. With --describe, prints the
+/// meshes' bounds as gen_poses.py --describe would and exits; with
+/// --dump-poses N, generates (or reads) only N poses, prints them as
+/// gen_poses.py would and exits. Sets o->name when it was not given.
 void bench_pair_load(bench_options *o, uint64_t also, bench_pair *p);
 void bench_pair_free(bench_pair *p);
 

@@ -95,14 +95,13 @@ static void parse_options(int argc, char **argv, options *opt)
 // the reference says not, and the reference's distance between the
 // surfaces is at most the pair's touching distance? A false negative never
 // is. Returns 1 or 0, or -1 on a library error; *apart: that distance.
-static int in_band(vkcol_context *ctx, const vkcol_pair *pair, bool want, double *apart)
+static int in_band(vkcol_context *ctx, const vkcol_pair *pair, bool want, double *apart, double *touch)
 {
-	double touch = 0.0;
-	*apart = 0.0;
+	*apart = *touch = 0.0;
 	if (vkcol_reference_distance(ctx, pair, apart) != VKCOL_SUCCESS ||
-	    vkcol_pair_touch_distance(ctx, pair, &touch) != VKCOL_SUCCESS)
+	    vkcol_pair_touch_distance(ctx, pair, touch) != VKCOL_SUCCESS)
 		return -1;
-	return !want && *apart <= touch;
+	return !want && *apart <= *touch;
 }
 
 // ---------------------------------------------------------------------------
@@ -153,6 +152,8 @@ static int check_run(FILE *out, const options *opt, vkcol_context *ctx, const be
 	}
 	size_t hits = 0, fp = 0, fn = 0, band = 0, outside = 0, stages[5] = {0};
 	size_t reported[MAX_REPORTED];
+	double reported_apart[MAX_REPORTED], reported_touch[MAX_REPORTED];
+	double band_max_apart = 0.0; // the farthest apart of the in-band disagreements
 	int status = 0;
 	for (size_t i = 0; i < count; i++) {
 		bool exact = results[i].collide != 0, want = answers[i] != 0;
@@ -161,34 +162,38 @@ static int check_run(FILE *out, const options *opt, vkcol_context *ctx, const be
 		if (exact == want)
 			continue;
 		fp += exact, fn += want;
-		double apart;
-		int near = in_band(ctx, &pairs[i], want, &apart);
+		double apart, touch;
+		int near = in_band(ctx, &pairs[i], want, &apart, &touch);
 		if (near < 0)
-			bench_die("vkcol_reference_collide failed%s", "");
+			bench_die("vkcol_reference_distance failed%s", "");
 		if (near) {
 			band++;
+			band_max_apart = apart > band_max_apart ? apart : band_max_apart;
 			continue;
 		}
 		if (outside < MAX_REPORTED)
-			reported[outside] = i;
+			reported[outside] = i, reported_apart[outside] = apart, reported_touch[outside] = touch;
 		outside++;
 		status = 1;
 	}
 	fprintf(out,
 	        ", \"collide_count\": %zu, \"disagreements\": %zu, \"false_positives\": %zu, \"false_negatives\": %zu"
-	        ", \"in_band\": %zu, \"disagreements_outside_band\": %zu, \"outside_band_examples\": [",
-	        hits, fp + fn, fp, fn, band, outside);
+	        ", \"in_band\": %zu, \"in_band_max_distance\": %.9g, \"disagreements_outside_band\": %zu"
+	        ", \"outside_band_examples\": [",
+	        hits, fp + fn, fp, fn, band, band_max_apart, outside);
 	for (size_t k = 0; k < outside && k < MAX_REPORTED; k++) {
 		size_t i = reported[k];
 		const vkcol_pose *q = &pairs[i].pose_b;
 		fprintf(out,
 		        "%s{\"index\": %zu, \"exact\": %u, \"stage\": %u, \"triangle_pairs\": %u, \"reference\": %d"
-		        ", \"pose\": [%.9g, %.9g, %.9g, %.9g, %.9g, %.9g, %.9g]}",
+		        ", \"distance\": %.9g, \"touch_distance\": %.9g, \"pose\": [%.9g, %.9g, %.9g, %.9g, %.9g, %.9g, %.9g]}",
 		        k ? ", " : "", i, results[i].collide, results[i].stage, results[i].triangle_pairs, answers[i],
-		        q->rotation[0], q->rotation[1], q->rotation[2], q->rotation[3], q->translation[0],
-		        q->translation[1], q->translation[2]);
-		fprintf(stderr, "%s: pose %zu: exact mode says %u (stage %u), the reference %d, outside the band\n",
-		        o->name, i, results[i].collide, results[i].stage, answers[i]);
+		        reported_apart[k], reported_touch[k], q->rotation[0], q->rotation[1], q->rotation[2],
+		        q->rotation[3], q->translation[0], q->translation[1], q->translation[2]);
+		fprintf(stderr,
+		        "%s: pose %zu: exact mode says %u (stage %u), the reference %d, surfaces %.9g apart (touching "
+		        "distance %.9g): outside the band\n",
+		        o->name, i, results[i].collide, results[i].stage, answers[i], reported_apart[k], reported_touch[k]);
 	}
 	fprintf(out,
 	        "], \"decided_by\": {\"bounds\": %zu, \"cube_map\": %zu, \"tree\": %zu, \"containment\": %zu, "

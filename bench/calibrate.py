@@ -15,10 +15,17 @@ Where containment is the point (shell-star), --cli VKCOLLIDE takes the
 answers of the command-line tool in exact mode instead: closed meshes as
 solids, one inside the other colliding.
 
-  calibrate.py FCL_PEER [--cli VKCOLLIDE] [--target 0.45] [--count 20000] NAME=A,B ...
+gen_poses.py reads OBJ and STL only. For any other format Assimp reads
+(the real models of real_pairs.txt), --driver BENCH_EXACT (or
+bench_approx) samples the poses instead: the same sampler, bit for bit, on
+the meshes as the library receives them (--describe gives their bounds,
+--dump-poses the poses).
+
+  calibrate.py FCL_PEER [--cli VKCOLLIDE] [--driver BENCH_EXACT] [--target 0.45] [--count 20000] NAME=A,B ...
 """
 
 import argparse
+import json
 import math
 import os
 import subprocess
@@ -41,16 +48,29 @@ def answer(fcl_peer, cli, a, b, poses_path, answers_path):
 		return [int(line) for line in f]
 
 
-def calibrate(fcl_peer, cli, a, b, target, count, seed, k_max):
-	ca, ra = gen_poses.bounds(gen_poses.read_vertices(a))
-	cb, rb = gen_poses.bounds(gen_poses.read_vertices(b))
+def sample(driver, a, b, seed, count, k_max):
+	"""(cA, rA, cB, rB, poses): the benchmark's poses of B in A's frame, from
+	gen_poses.py, or from the driver for formats gen_poses.py cannot read."""
+	if not driver:
+		ca, ra = gen_poses.bounds(gen_poses.read_vertices(a))
+		cb, rb = gen_poses.bounds(gen_poses.read_vertices(b))
+		return ca, ra, cb, rb, list(gen_poses.poses(seed, count, k_max, ca, ra, cb, rb))
+	common = [driver, a, b, "--seed", str(seed), "--radius-factor", repr(k_max)]
+	info = json.loads(subprocess.run(common + ["--describe"], check=True, capture_output=True, text=True).stdout)
+	out = subprocess.run(common + ["--dump-poses", str(count)], check=True, capture_output=True, text=True).stdout
+	poses = [tuple(float(v) for v in line.split()) for line in out.splitlines() if line.strip()]
+	return info["centre_a"], info["radius_a"], info["centre_b"], info["radius_b"], poses
+
+
+def calibrate(fcl_peer, cli, driver, a, b, target, count, seed, k_max):
+	ca, ra, cb, rb, poses = sample(driver, a, b, seed, count, k_max)
 	rho = ra + rb
 	offsets = []
 	with tempfile.TemporaryDirectory() as tmp:
 		poses_path = os.path.join(tmp, "poses")
 		answers_path = os.path.join(tmp, "answers")
 		with open(poses_path, "w") as f:
-			for p in gen_poses.poses(seed, count, k_max, ca, ra, cb, rb):
+			for p in poses:
 				w, x, y, z = p[:4]
 				# offset = t + R(q) cB - cA, recomputed from the double pose.
 				rcx = (1 - 2 * (y * y + z * z)) * cb[0] + 2 * (x * y - w * z) * cb[1] + 2 * (x * z + w * y) * cb[2]
@@ -77,6 +97,7 @@ def main():
 	parser.add_argument("fcl_peer")
 	parser.add_argument("pairs", nargs="+", help="NAME=A,B")
 	parser.add_argument("--cli", help="the vkcollide command-line tool: exact-mode answers instead of FCL's")
+	parser.add_argument("--driver", help="bench_exact or bench_approx: samples the poses (any format Assimp reads)")
 	parser.add_argument("--target", type=float, default=0.45)
 	parser.add_argument("--count", type=int, default=20000)
 	parser.add_argument("--seed", type=int, default=12345, help="not the benchmark's seeds, so the check is fair")
@@ -90,7 +111,7 @@ def main():
 		# sphere: if even the nearest twentieth of the poses miss too often,
 		# sample a smaller ball.
 		while True:
-			factor, at_max = calibrate(args.fcl_peer, args.cli, a, b, args.target, args.count, args.seed, k_max)
+			factor, at_max = calibrate(args.fcl_peer, args.cli, args.driver, a, b, args.target, args.count, args.seed, k_max)
 			if factor is not None or k_max < 0.1:
 				break
 			k_max /= 2

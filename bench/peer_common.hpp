@@ -6,6 +6,7 @@
 #pragma once
 
 #include <assimp/Importer.hpp>
+#include <assimp/config.h>
 #include <assimp/postprocess.h>
 #include <assimp/scene.h>
 
@@ -48,17 +49,41 @@ inline std::string stem(const std::string &path)
 	return dot == std::string::npos || dot == 0 ? base : base.substr(0, dot);
 }
 
-// Every sub-mesh in world space (node transforms applied), triangles only:
-// the same geometry the CLI's importer hands vkcollide.
-inline void append_node(const aiScene *scene, const aiNode *node, const aiMatrix4x4 &parent, ImportedMesh &out)
+// A node's world transform, row-major 3 x 4, in double: x' = m[r][0..2] . x + m[r][3].
+using Affine = std::array<std::array<double, 4>, 3>;
+
+// parent * local: local applies first (as src/cli/import.c composes them).
+inline Affine affine_mul(const Affine &parent, const aiMatrix4x4 &t)
 {
-	aiMatrix4x4 world = parent * node->mTransformation;
+	const double local[3][4] = {{t.a1, t.a2, t.a3, t.a4}, {t.b1, t.b2, t.b3, t.b4}, {t.c1, t.c2, t.c3, t.c4}};
+	Affine r;
+	for (int i = 0; i < 3; i++)
+		for (int j = 0; j < 4; j++) {
+			double s = parent[i][0] * local[0][j] + parent[i][1] * local[1][j] + parent[i][2] * local[2][j];
+			r[i][j] = j == 3 ? s + parent[i][3] : s;
+		}
+	return r;
+}
+
+// Every sub-mesh in world space (node transforms applied), triangles only:
+// the same geometry the CLI's importer hands vkcollide, to the bit. Like
+// src/cli/import.c, the transforms are composed and applied in double and
+// each coordinate rounded to float once; vertices are not joined
+// (Assimp's JoinIdenticalVertices would also merge positions within 1e-5
+// of each other, moving the surface), which the peers do not need.
+inline void append_node(const aiScene *scene, const aiNode *node, const Affine &parent, ImportedMesh &out)
+{
+	Affine world = affine_mul(parent, node->mTransformation);
 	for (unsigned m = 0; m < node->mNumMeshes; m++) {
 		const aiMesh *mesh = scene->mMeshes[node->mMeshes[m]];
 		size_t base = out.vertices.size();
 		for (unsigned v = 0; v < mesh->mNumVertices; v++) {
-			aiVector3D p = world * mesh->mVertices[v];
-			out.vertices.push_back({float(p.x), float(p.y), float(p.z)}); // as vkcollide receives them
+			const aiVector3D &s = mesh->mVertices[v];
+			const double x = s.x, y = s.y, z = s.z;
+			std::array<float, 3> p;
+			for (int r = 0; r < 3; r++)
+				p[r] = float(world[r][0] * x + world[r][1] * y + world[r][2] * z + world[r][3]);
+			out.vertices.push_back(p); // as vkcollide receives them
 		}
 		for (unsigned f = 0; f < mesh->mNumFaces; f++) {
 			const aiFace &face = mesh->mFaces[f];
@@ -75,13 +100,15 @@ inline void append_node(const aiScene *scene, const aiNode *node, const aiMatrix
 inline ImportedMesh import_mesh(const std::string &path)
 {
 	Assimp::Importer importer;
-	const aiScene *scene = importer.ReadFile(path, aiProcess_Triangulate | aiProcess_JoinIdenticalVertices | aiProcess_SortByPType);
+	// The CLI's settings: no meshes made up from skeletons, the same steps.
+	importer.SetPropertyInteger(AI_CONFIG_IMPORT_NO_SKELETON_MESHES, 1);
+	const aiScene *scene = importer.ReadFile(path, aiProcess_Triangulate | aiProcess_SortByPType);
 	if (!scene || !scene->mRootNode)
 		die(path + ": Assimp cannot read it: " + importer.GetErrorString());
 	ImportedMesh mesh;
 	mesh.path = path;
 	mesh.name = stem(path);
-	append_node(scene, scene->mRootNode, aiMatrix4x4(), mesh);
+	append_node(scene, scene->mRootNode, Affine{{{1, 0, 0, 0}, {0, 1, 0, 0}, {0, 0, 1, 0}}}, mesh);
 	if (mesh.triangles.empty())
 		die(path + ": it holds no triangles");
 	return mesh;

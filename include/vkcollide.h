@@ -212,6 +212,19 @@ typedef struct vkcol_mesh {
 	uint32_t id;
 } vkcol_mesh;
 
+/// How a mesh's AABB tree splits a node's triangles between its children.
+typedef enum vkcol_tree_split {
+	VKCOL_TREE_SPLIT_DEFAULT = 0, ///< VKCOL_TREE_SPLIT_SAH
+	/// The surface area heuristic: the split (along any axis, between 16
+	/// bins of the triangle centroids) that minimises the children's
+	/// surface areas weighted by their triangle counts. Fewer node pairs to
+	/// traverse than the balanced split, most of all on thin, uneven shapes.
+	VKCOL_TREE_SPLIT_SAH = 1,
+	/// The balanced split of CN 102663825: the longest axis, each centroid
+	/// to the nearer of the two extreme ones.
+	VKCOL_TREE_SPLIT_TWO_CENTRES = 2,
+} vkcol_tree_split;
+
 typedef struct vkcol_mesh_desc {
 	/// Vertex positions, x y z floats at positions_stride bytes apart. Copied;
 	/// the caller may free them after vkcol_mesh_create returns.
@@ -231,6 +244,7 @@ typedef struct vkcol_mesh_desc {
 	uint32_t leaf_size;         ///< most triangles in a tree leaf, 1 .. 64; 0 = 4
 	uint32_t max_depth;         ///< deepest tree level (root = 0), 1 .. 48; 0 = 40
 	const char *name;           ///< used in log messages; NULL = "mesh"
+	vkcol_tree_split tree_split; ///< 0 = VKCOL_TREE_SPLIT_SAH
 } vkcol_mesh_desc;
 
 /// What vkcol_mesh_check found wrong with a description (or nothing).
@@ -249,7 +263,7 @@ typedef struct vkcol_mesh_problem {
 VKCOL_API vkcol_result vkcol_mesh_check(const vkcol_mesh_desc *desc, vkcol_mesh_problem *problem);
 
 /// Validates, analyses (closed or open, degenerate triangles, bounding sphere,
-/// interior origin, inner balls), builds the balanced AABB tree and uploads it
+/// interior origin, inner balls), builds the AABB tree and uploads it
 /// to the device, then builds the distance cube map there (one ray per texel
 /// of level 0: 6 x cube_resolution^2 rays through the tree) and its cone
 /// bounds on the CPU. Waits for its device work before returning. Errors are

@@ -7,15 +7,23 @@
 #    correctness bar) and against FCL 0.7 and Bullet 3.24 for speed, on
 #    random and on near-contact poses, with and without early accept.
 #
-#   scripts/bench.sh [--exact] [--quick] [--pairs NAME,NAME] [--out FILE] [--no-deps]
+#   scripts/bench.sh [--exact] [--real | --pairs-file FILE] [--quick] [--pairs NAME,NAME]
+#                    [--out FILE] [--no-deps]
 #
 # Installs the peers' packages, builds build-bench (release), then for each
-# pair of bench/pairs.txt (exact: bench/exact_pairs.txt) runs the peers and
-# vkcollide's driver one after the other on the same poses, and finally
-# merges everything into one JSON file (default
-# bench/results/MODE-<device>.json, -quick added for --quick, -partial for
+# pair of bench/pairs.txt (exact: bench/exact_pairs.txt; --real:
+# bench/real_pairs.txt, real models from Debian's assimp-testmodels;
+# --pairs-file: any file of that format) runs the peers and vkcollide's
+# driver one after the other on the same poses, and finally merges
+# everything into one JSON file (default bench/results/MODE-<device>.json,
+# MODE-real-<device>.json for --real, MODE-STEM-<device>.json for
+# --pairs-file STEM_pairs.txt; -quick added for --quick, -partial for
 # --pairs) and prints a table of medians and ratios (bench/merge.py). One
 # run at a time per checkout (a lock in build-bench).
+#
+# --real runs at the procedural pairs' scale, except Bullet, which answers
+# only the first 2,000 poses of each set (GImpact answers 200-1,000 random
+# pairs/s on these models here).
 #
 # Environment, approx: BENCH_FCL_POSES (poses per pair for the speed
 # comparison, default 100000), BENCH_BATCH_SIZES (default
@@ -29,8 +37,7 @@
 # 10000; all of them are checked and timed), BENCH_BATCH_SIZES (default
 # 1000,10000,100000,1000000), BENCH_NEAR_BATCH_SIZES (default
 # 1000,10000), BENCH_REPEAT (default 3), BENCH_MAX_SECONDS (per batch size,
-# a pass cut at the first chunk past it; default 15), BENCH_BAND (touching
-# band, default 1e-5).
+# a pass cut at the first chunk past it; default 15).
 # Both: BENCH_BUILD (the build folder, default build-bench).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -40,11 +47,18 @@ quick=0
 deps=1
 only=""
 out=""
+pairs_file=""
+real=0
 while [ $# -gt 0 ]; do
 	case $1 in
 	--exact) mode=exact ;;
 	--quick) quick=1 ;;
 	--no-deps) deps=0 ;;
+	--real) real=1 ;;
+	--pairs-file)
+		pairs_file=${2:?--pairs-file needs a file}
+		shift
+		;;
 	--pairs)
 		only=${2:?--pairs needs a list}
 		shift
@@ -65,10 +79,21 @@ while [ $# -gt 0 ]; do
 	shift
 done
 
+if [ $real = 1 ] && [ -n "$pairs_file" ]; then
+	echo "bench.sh: --real and --pairs-file are two pair lists; give one" >&2
+	exit 2
+fi
+[ $real = 1 ] && pairs_file=bench/real_pairs.txt
+if [ -n "$pairs_file" ] && [ ! -r "$pairs_file" ]; then
+	echo "bench.sh: $pairs_file: cannot read it" >&2
+	exit 2
+fi
+given_pairs_file=$pairs_file
+
 # Defaults per mode; --quick makes a smoke run of a few minutes.
 q() { [ $quick = 1 ] && echo "$1" || echo "$2"; }
 if [ $mode = approx ]; then
-	pairs_file=bench/pairs.txt
+	pairs_file=${pairs_file:-bench/pairs.txt}
 	fcl_poses=${BENCH_FCL_POSES:-$(q 2000 100000)}
 	batch_sizes=${BENCH_BATCH_SIZES:-$(q 1000,2000 1000,10000,100000,1000000)}
 	repeat=${BENCH_REPEAT:-$(q 2 5)}
@@ -76,16 +101,24 @@ if [ $mode = approx ]; then
 	resolutions=$(q 8,64 8,16,32,64,128,256)
 	max_seconds=${BENCH_MAX_SECONDS:-120}
 else
-	pairs_file=bench/exact_pairs.txt
+	pairs_file=${pairs_file:-bench/exact_pairs.txt}
 	fcl_poses=${BENCH_FCL_POSES:-$(q 2000 100000)}
-	bullet_poses=${BENCH_BULLET_POSES:-$(q 500 5000)}
+	bullet_poses=${BENCH_BULLET_POSES:-$(q 500 "$([ $real = 1 ] && echo 2000 || echo 5000)")}
 	correctness=${BENCH_CORRECTNESS:-$(q 2000 100000)}
 	near_poses=${BENCH_NEAR_POSES:-$(q 500 10000)}
 	batch_sizes=${BENCH_BATCH_SIZES:-$(q 1000,2000 1000,10000,100000,1000000)}
 	near_batch_sizes=${BENCH_NEAR_BATCH_SIZES:-$(q 500,1000 1000,10000)}
 	repeat=${BENCH_REPEAT:-$(q 2 3)}
 	max_seconds=${BENCH_MAX_SECONDS:-15}
-	band=${BENCH_BAND:-1e-5}
+fi
+# The result file's label: none for the mode's own pairs, else the pairs
+# file's name without _pairs.txt (real for bench/real_pairs.txt).
+label=""
+default_pairs=bench/pairs.txt
+[ $mode = exact ] && default_pairs=bench/exact_pairs.txt
+if [ -n "$given_pairs_file" ] && ! [ "$pairs_file" -ef $default_pairs ]; then
+	label=$(basename "$pairs_file" .txt)
+	label=${label%_pairs}
 fi
 
 if [ $deps = 1 ]; then
@@ -138,14 +171,20 @@ quick_arg=()
 [ $quick = 1 ] && quick_arg=(--quick)
 status=0
 
+# The peers' pose file: the driver's own sampler (gen_poses.py's, bit for
+# bit, as checked above) on the meshes as imported, so any format Assimp
+# reads works. pose_file DRIVER A B COUNT SEED FACTOR OUT
+pose_file() {
+	"$1" "$2" "$3" --dump-poses "$4" --seed "$5" --radius-factor "$6" >"$7"
+}
+
 # approx: one pair. FCL on the pose file, then bench_approx on the same
 # poses generated in memory.
 approx_pair() {
 	local name=$1 a=$2 b=$3 factor=$4 seed=$5
 	local peer_args=()
 	if [ -x $fcl_peer ]; then
-		python3 bench/gen_poses.py "$a" "$b" --count "$fcl_poses" --seed "$seed" --radius-factor "$factor" \
-			--out $work/$name.poses 2>/dev/null
+		pose_file $bench_approx "$a" "$b" "$fcl_poses" "$seed" "$factor" $work/$name.poses
 		$fcl_peer "$a" "$b" --poses $work/$name.poses --repeat "$repeat" --name "$name" \
 			--answers $work/$name.fcl-answers --out $work/$name.fcl.json || status=1
 		peer_args=(--peer-answers $work/$name.fcl-answers --peer-name fcl)
@@ -171,7 +210,7 @@ exact_set() {
 		$bullet_peer "$a" "$b" --poses "$poses" --count "$bullet_poses" --repeat "$repeat" --name "$name" \
 			--answers $base.bullet-answers --out $base.bullet.json && peers+=(--peer bullet=$base.bullet-answers) || status=1
 	fi
-	$bench_exact "$a" "$b" --name "$name" "$@" --band "$band" --repeat "$repeat" --max-seconds "$max_seconds" \
+	$bench_exact "$a" "$b" --name "$name" "$@" --repeat "$repeat" --max-seconds "$max_seconds" \
 		"${peers[@]}" "${quick_arg[@]}" --out $base.exact.json || status=1
 }
 
@@ -180,8 +219,7 @@ exact_set() {
 exact_pair() {
 	local name=$1 a=$2 b=$3 factor=$4 seed=$5
 	local random=$work/$name.random.poses near=$work/$name.near.poses
-	python3 bench/gen_poses.py "$a" "$b" --count $((fcl_poses > near_poses ? fcl_poses : near_poses)) \
-		--seed "$seed" --radius-factor "$factor" --out $random 2>/dev/null
+	pose_file $bench_exact "$a" "$b" $((fcl_poses > near_poses ? fcl_poses : near_poses)) "$seed" "$factor" $random
 	exact_set "$name" random "$a" "$b" $random "$fcl_poses" --seed "$seed" --radius-factor "$factor" \
 		--correctness "$correctness" --batch-sizes "$batch_sizes"
 	[ -x $near_contact ] || return 0
@@ -214,13 +252,17 @@ done <$pairs_file
 
 # A subset must not overwrite the results of a full run by default.
 merge_args=(--pairs $pairs_file --load-start "$load_start")
+[ -n "$label" ] && merge_args+=(--label "$label")
+# The correctness bar of the real models (issue 25) asks at least four
+# pairs; the procedural pairs, six. Both 100,000 random poses each.
+[ $real = 1 ] && merge_args+=(--bar-pairs 4)
 [ -n "$out" ] && merge_args+=(--out "$out")
 [ $quick = 1 ] && merge_args+=(--quick)
 [ -n "$only" ] && [ -z "$out" ] && merge_args+=(--partial)
 if [ $mode = approx ]; then
 	merge_args+=(--setting fcl_poses_per_pair=$fcl_poses)
 else
-	for setting in fcl_poses bullet_poses correctness near_poses repeat max_seconds band; do
+	for setting in fcl_poses bullet_poses correctness near_poses repeat max_seconds; do
 		merge_args+=(--setting "$setting=${!setting}")
 	done
 	merge_args+=(--setting "batch_sizes=[$batch_sizes]" --setting "near_batch_sizes=[$near_batch_sizes]")

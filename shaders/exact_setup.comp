@@ -126,6 +126,10 @@ float inner_balls_overlap(vkcol_gpu_mesh a, vkcol_gpu_mesh b, pair_frames f)
 // with the clusters, the descent's only with the tree's depth.
 const uint WITNESS_SCAN_CLUSTERS = 256u;
 
+// Two open meshes of at least this many vertices each go depth first when
+// no early accept was tried (search_pass).
+const uint LARGE_SURFACE_VERTICES = 16384u;
+
 // Four clusters of `from` near o, to's origin in from's frame: the descent
 // from from's root into the child whose box is nearer o (the nearer centre
 // when o is in both) ends at a leaf near o, whose first triangle's last
@@ -548,10 +552,18 @@ void search_pass(uint p, bool search)
 	// A pair the early accept could not decide goes breadth first: most of
 	// them do not collide, and a breadth-first level costs an item less than
 	// a depth-first step.
-	// Without a search (the early accept off, or two open meshes) as many
-	// pairs collide as are met, and a hit stops a depth-first pair early;
-	// not when listing (every node pair is visited then anyway).
-	bool dive = params.budget > 1u && !search && (params.flags & VKCOL_EXACT_FIND_ALL) == 0u;
+	// Without a search (the early accept off, or two open meshes), a pair
+	// with a solid goes depth first: solids whose boxes overlap mostly
+	// collide, and a hit stops a depth-first pair early. So do two large
+	// surfaces, whose colliding pairs would expand thousands of items level
+	// by level. Two other surfaces mostly pass by each other where their
+	// boxes overlap, and proving that costs lavapipe two to three times as
+	// much depth first (a lane's stack in memory, lanes idle once their
+	// stack empties) as level by level. Not when listing (every node pair is
+	// visited then anyway).
+	bool solid = ((a.flags | b.flags) & VKCOL_MESH_CLOSED) != 0u;
+	bool large = min(a.vertex_count, b.vertex_count) >= LARGE_SURFACE_VERTICES;
+	bool dive = (solid || large) && params.budget > 1u && !search && (params.flags & VKCOL_EXACT_FIND_ALL) == 0u;
 	state[p].y = dive ? VKCOL_PAIR_DIVE : 0u;
 	// The host keeps pair_count within the breadth-first and depth-first
 	// regions, so their seeds always fit; the leaf region may be smaller.

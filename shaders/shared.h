@@ -333,10 +333,11 @@ VKCOL_STRUCT(vkcol_approx_params) {
 // wide overlap region (surfaces lying along each other) finds its first hit
 // without expanding all of it. The threshold is high because the early
 // accepts leave few colliding pairs to the traversal, and a depth-first step
-// costs lavapipe 2-3 breadth-first items (the thresholds tried are in
-// docs/performance-notes.md).
+// costs lavapipe 2-3 breadth-first items; low enough that a large open mesh
+// crossing a small one dives before its frontier explodes (the thresholds
+// tried are in docs/performance-notes.md).
 #define VKCOL_PAIR_ITEMS_SHIFT 8u
-#define VKCOL_DIVE_AFTER 2048u
+#define VKCOL_DIVE_AFTER 512u
 
 // Per connected piece of a mesh: its vertices of lowest and highest x, y, z.
 #define VKCOL_PIECE_VERTICES 6

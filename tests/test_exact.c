@@ -461,9 +461,9 @@ static void test_overflow_reruns(void)
 	ENSURE(vkcol_batch_run(ctx, &bd, normal) == VKCOL_SUCCESS);
 	ENSURE_EQ_INT(stats.reruns, 0);
 	ENSURE(stats.levels >= 2 && stats.level_items[0] > 0);
-	// 512 items (256 per region): too few for 200 pairs at once, enough
+	// 128 items (32 breadth first): too few for 200 pairs at once, enough
 	// for each alone.
-	const uint32_t capacities[2] = {512, 1};
+	const uint32_t capacities[2] = {128, 1};
 	for (int c = 0; c < 2; c++) {
 		ctx->batch.knobs.frontier_capacity = capacities[c];
 		gpu_log_expected = c == 1 ? 1 : 0; // the CPU-fallback warning

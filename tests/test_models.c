@@ -154,7 +154,16 @@ static void check_model(const model_case *mc)
 		tree_check_result c = tree_check(&m.tree, m.positions, m.indices, m.triangle_count, 4, 40);
 		ENSURE_MSG(c.violations == 0, "%s: %s", mc->path, c.first);
 		tree_check_result s = {0, ""};
-		ENSURE_MSG(tree_check_split_rule(&m.tree, m.positions, m.indices, &s) == 0, "%s: %s", mc->path, s.first);
+		ENSURE_MSG(tree_check_separated(&m.tree, m.positions, m.indices, &s) == 0, "%s: %s", mc->path, s.first);
+		// The balanced split of CN 102663825, when asked for.
+		mesh_cpu balanced;
+		d.tree_split = VKCOL_TREE_SPLIT_TWO_CENTRES;
+		ENSURE_EQ_INT(mesh_cpu_build(&env_, &d, &balanced), VKCOL_SUCCESS);
+		c = tree_check(&balanced.tree, balanced.positions, balanced.indices, balanced.triangle_count, 4, 40);
+		ENSURE_MSG(c.violations == 0, "%s: %s", mc->path, c.first);
+		ENSURE_MSG(tree_check_split_rule(&balanced.tree, balanced.positions, balanced.indices, &s) == 0, "%s: %s",
+		           mc->path, s.first);
+		mesh_cpu_free(&env_, &balanced);
 		// The bounding sphere holds every vertex.
 		double worst = 0.0;
 		for (uint32_t v = 0; v < m.vertex_count; ++v) {

@@ -322,3 +322,42 @@ static inline uint32_t tree_check_split_rule(const aabb_tree *tree, const float 
 	free(hi);
 	return bad;
 }
+
+// Every internal node's children are separated along some axis: no centroid
+// of the first child beyond any of the second's (true of both splits).
+static inline uint32_t tree_check_separated(const aabb_tree *tree, const float *positions, const uint32_t *indices,
+                                            tree_check_result *r)
+{
+	uint32_t *lo, *hi;
+	uint32_t bad = tree_check_ranges(tree, &lo, &hi, r);
+	if (bad == UINT32_MAX)
+		return 1;
+	for (uint32_t i = 0; i < tree->node_count; ++i) {
+		const vkcol_gpu_node *n = &tree->nodes[i];
+		if (n->count > 0)
+			continue;
+		bool separated = false;
+		for (int axis = 0; axis < 3 && !separated; ++axis) {
+			float first_max = -INFINITY, second_min = INFINITY;
+			for (int side = 0; side < 2; ++side)
+				for (uint32_t j = lo[n->first + side]; j < hi[n->first + side]; ++j) {
+					const uint32_t *t = indices + 3 * (size_t)tree->triangles[j];
+					float c = (float)(((double)positions[3 * (size_t)t[0] + axis] +
+					                   positions[3 * (size_t)t[1] + axis] + positions[3 * (size_t)t[2] + axis]) /
+					                  3.0);
+					if (side == 0)
+						first_max = fmaxf(first_max, c);
+					else
+						second_min = fminf(second_min, c);
+				}
+			separated = first_max <= second_min;
+		}
+		if (!separated) {
+			bad++;
+			tree_check_fail(r, "node %u: no axis separates its children's centroids", i);
+		}
+	}
+	free(lo);
+	free(hi);
+	return bad;
+}

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-// Balanced AABB tree (CN 102663825), flattened breadth first.
+// AABB tree (surface area heuristic, or the balanced split of CN 102663825),
+// flattened breadth first.
 #pragma once
 
 #include "core.h"
@@ -37,16 +38,28 @@ typedef struct aabb_tree {
 	uint32_t leaf_min, leaf_max; // triangles per leaf
 } aabb_tree;
 
+// How a node's triangles are split between its two children.
+typedef enum aabb_split {
+	// The surface area heuristic: the boundary between 16 equal bins of the
+	// centroids' extent, on any axis, that minimises the children's areas
+	// weighted by their triangle counts; where no boundary separates the
+	// centroids, AABB_SPLIT_TWO_CENTRES.
+	AABB_SPLIT_SAH,
+	// CN 102663825: the node's longest axis; each triangle centroid's
+	// projection joins the nearer of the two extreme projections, ties go to
+	// the group with fewer members; if one group would be empty the
+	// triangles are split at the median of the projections instead, so every
+	// split makes progress.
+	AABB_SPLIT_TWO_CENTRES,
+} aabb_split;
+
 // Builds the tree over triangle_count triangles (indices[3 t + k] index
 // positions[3 v + k]; tightly packed, already validated). A node becomes a
 // leaf when it holds <= leaf_size triangles or is at depth max_depth
-// (<= AABB_TREE_MAX_DEPTH).
-// Split (CN 102663825): the node's longest axis; each triangle centroid's
-// projection joins the nearer of the two extreme projections, ties go to the
-// group with fewer members; if one group would be empty the triangles are split
-// at the median of the projections instead, so every split makes progress.
+// (<= AABB_TREE_MAX_DEPTH); otherwise `split` divides it.
 vkcol_result aabb_tree_build(const core_env *env, const float *positions, const uint32_t *indices,
-                             uint32_t triangle_count, uint32_t leaf_size, uint32_t max_depth, aabb_tree *out);
+                             uint32_t triangle_count, uint32_t leaf_size, uint32_t max_depth, aabb_split split,
+                             aabb_tree *out);
 
 // The normal of a slab from its first two floats, as the GPU decodes it
 // (shaders/exact_traverse.glsl): the octahedral encoding, not normalized

@@ -99,6 +99,11 @@ static vkcol_result check_desc(const vkcol_mesh_desc *desc, vkcol_mesh_problem *
 		            desc->leaf_size);
 		return p->result;
 	}
+	if (desc->tree_split > VKCOL_TREE_SPLIT_TWO_CENTRES) {
+		set_problem(p, VKCOL_ERROR_INVALID_ARGUMENT, "tree_split %d is not a vkcol_tree_split value",
+		            (int)desc->tree_split);
+		return p->result;
+	}
 	if (desc->max_depth > AABB_TREE_MAX_DEPTH) {
 		set_problem(p, VKCOL_ERROR_INVALID_ARGUMENT, "max_depth %u is invalid: it must be 0 (default 40) or 1..%u",
 		            desc->max_depth, AABB_TREE_MAX_DEPTH);
@@ -882,9 +887,10 @@ vkcol_result mesh_cpu_build(const core_env *env, const vkcol_mesh_desc *desc, me
 
 	uint32_t leaf_size = desc->leaf_size ? desc->leaf_size : MESH_DEFAULT_LEAF_SIZE;
 	uint32_t max_depth = desc->max_depth ? desc->max_depth : MESH_DEFAULT_MAX_DEPTH;
+	aabb_split split = desc->tree_split == VKCOL_TREE_SPLIT_TWO_CENTRES ? AABB_SPLIT_TWO_CENTRES : AABB_SPLIT_SAH;
 	struct timespec t0, t1;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	TRY(aabb_tree_build(env, out->positions, out->indices, nt, leaf_size, max_depth, &out->tree));
+	TRY(aabb_tree_build(env, out->positions, out->indices, nt, leaf_size, max_depth, split, &out->tree));
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	out->tree_seconds = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
 
