@@ -17,6 +17,7 @@ direction; a file that is no report is refused. Exit status 0 all passed,
 import copy
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -219,9 +220,9 @@ def test_summary_and_plots():
             check(os.path.getsize(path) > 1000 and name in text, "%s missing or not in summary.md" % name)
     check(not os.path.exists(os.path.join(_smoke["dir"], "work")), "the work folder was left behind")
     # --summarize makes them again elsewhere.
-    other = tempfile.mkdtemp(prefix="vkcol-bench-summary-")
-    rc, _, err = run("bench", "--summarize", os.path.join(_smoke["dir"], "report.json"), "--out", other)
-    check(rc == 0 and os.path.exists(os.path.join(other, "summary.md")), "--summarize: %d %s" % (rc, err))
+    with tempfile.TemporaryDirectory(prefix="vkcol-bench-summary-") as other:
+        rc, _, err = run("bench", "--summarize", os.path.join(_smoke["dir"], "report.json"), "--out", other)
+        check(rc == 0 and os.path.exists(os.path.join(other, "summary.md")), "--summarize: %d %s" % (rc, err))
 
 
 def compare(a, b, *extra):
@@ -294,9 +295,110 @@ def test_usage_errors():
         check(rc == 0 and "--compare A.json B.json" in out and "--quick" in out, "bench --help: %d" % rc)
 
 
+def test_missing_models():
+    """Without assimp-testmodels the suite says so once, records each case
+    that needs a model as skipped with the path, and goes on."""
+    with tempfile.TemporaryDirectory() as d:
+        missing = os.path.join(d, "no-models-here")
+        out = os.path.join(d, "report")
+        rc, _, err = run("bench", "--quick", "--only", "motion", "--no-peers", "--models", missing, "--out", out)
+        check(rc == 0, "bench without models: %d\n%s" % (rc, err[-2000:]))
+        check(missing in err and "assimp-testmodels" in err and "skipped" in err,
+              "the warning does not name the folder:\n" + err[-2000:])
+        with open(os.path.join(out, "report.json")) as f:
+            r = json.load(f)
+        check(r["settings"]["models_found"] is False, "models_found %r" % r["settings"].get("models_found"))
+        check(len(r["cases"]) == 1 and missing in r["cases"][0].get("skipped", ""),
+              "cases %r" % [(c["id"], c.get("skipped")) for c in r["cases"]])
+        with open(os.path.join(out, "summary.md")) as f:
+            check("skipped" in f.read(), "summary.md does not list the skipped case")
+
+
+def find_file(root, tail):
+    for d, _, files in os.walk(root):
+        for name in files:
+            path = os.path.join(d, name)
+            if path.endswith(tail):
+                return path
+    return None
+
+
+def test_installed():
+    """`meson install --destdir`: the installed tool finds its helper
+    programs and data beside itself (not in the build tree), and runs."""
+    build = os.environ.get("VKCOL_BUILD_DIR")
+    if not build:
+        raise Skip("VKCOL_BUILD_DIR not set (tests/meson.build sets it)")
+    with tempfile.TemporaryDirectory() as d:
+        dest = os.path.join(d, "dest")
+        p = subprocess.run(["meson", "install", "-C", build, "--no-rebuild", "--quiet", "--destdir", dest],
+                           capture_output=True, timeout=TIMEOUT_S)
+        check(p.returncode == 0, "meson install: %s" % p.stderr.decode()[-2000:])
+        tool = find_file(dest, "/bin/vkcollide")
+        lib = find_file(dest, "/libvkcollide.so.0")
+        check(tool and lib, "installed tool %r, library %r" % (tool, lib))
+        env = dict(os.environ, LD_LIBRARY_PATH=os.path.dirname(lib))
+        for key in ("VKCOLLIDE_BENCH_LIBEXEC", "VKCOLLIDE_BENCH_DATA"):
+            env.pop(key, None)
+        out = os.path.join(d, "report")
+        p = subprocess.run([tool, "bench", "--smoke", "--only", "device,resolution", "--out", out], env=env,
+                           capture_output=True, timeout=TIMEOUT_S)
+        check(p.returncode == 0, "installed bench: %d\n%s" % (p.returncode, p.stderr.decode()[-2000:]))
+        with open(os.path.join(out, "report.json")) as f:
+            r = json.load(f)
+        found = r["tool"]["found"]
+        check(found["device_rates"].startswith(dest) and found["data"].startswith(dest),
+              "the installed tool used helpers outside its prefix: %r" % found)
+        if os.path.exists(os.path.join(build, "bench", "fcl_peer")):
+            check(found["fcl_peer"].startswith(dest), "fcl_peer %r" % found["fcl_peer"])
+        check(figures_of(r["device_rates"]).get("raw_samples_per_second"), "no device rates")
+        check(os.path.exists(os.path.join(out, "summary.md")), "no summary.md")
+        p = subprocess.run([tool, "bench", "--compare", os.path.join(out, "report.json"),
+                            os.path.join(out, "report.json")], env=env, capture_output=True, timeout=TIMEOUT_S)
+        check(p.returncode == 0 and b"beyond the reports' spread" in p.stdout, "installed --compare: %d" % p.returncode)
+
+
+def answers_of(report):
+    """What a report says that does not depend on timing: poses, answers,
+    accuracy counts, mesh facts."""
+    out = []
+    for c in report["cases"]:
+        out.append((c["id"], c["poses"], [(m["id"], m["triangles"], m["tree_depth"]) for m in c["meshes"]]))
+        for run_ in c["runs"]:
+            out.append((run_["id"], run_["collide_fraction"], run_["decided_by"]))
+        for a in c.get("accuracy", []):
+            out.append((a["id"], {k: f["median"] for k, f in a["figures"].items()}))
+    for entry in out:
+        if isinstance(entry[1], dict):
+            entry[1].pop("seconds", None)
+    return out
+
+
+def test_same_inputs_same_answers():
+    """Fixed seeds: two runs make the same poses and give the same answers;
+    the summary and plots of one report come out byte for byte the same."""
+    with tempfile.TemporaryDirectory() as d:
+        reports = []
+        for k in range(2):
+            out = os.path.join(d, "r%d" % k)
+            rc, _, err = run("bench", "--smoke", "--only", "resolution,motion", "--no-peers", "--out", out)
+            check(rc == 0, "bench: %d\n%s" % (rc, err[-2000:]))
+            with open(os.path.join(out, "report.json")) as f:
+                reports.append(json.load(f))
+        a, b = answers_of(reports[0]), answers_of(reports[1])
+        check(a == b, "two runs differ: %r" % [(x, y) for x, y in zip(a, b) if x != y][:3])
+        again = os.path.join(d, "again")
+        rc, _, err = run("bench", "--summarize", os.path.join(d, "r0", "report.json"), "--out", again)
+        check(rc == 0, "--summarize: %d %s" % (rc, err))
+        for name in sorted(os.listdir(again)):
+            with open(os.path.join(again, name), "rb") as f1, open(os.path.join(d, "r0", name), "rb") as f2:
+                check(f1.read() == f2.read(), "%s differs when made again from the same report" % name)
+
+
 TESTS = [test_report_header, test_figures_consistent, test_runs_and_stages, test_pose_sets,
          test_accuracy_by_resolution, test_peers_and_ratios, test_summary_and_plots, test_compare,
-         test_usage_errors]
+         test_usage_errors, test_missing_models, test_installed,
+         test_same_inputs_same_answers]
 
 
 def main():
@@ -325,6 +427,8 @@ def main():
             passed += 1
             print("ok   %s" % test.__name__)
         sys.stdout.flush()
+    if "dir" in _smoke:
+        shutil.rmtree(_smoke["dir"], ignore_errors=True)
     print("%d passed, %d failed%s" % (passed, failed, ", %d skipped" % skipped if skipped else ""))
     if failed:
         return 1

@@ -679,9 +679,18 @@ static int run_suite(bench *b, const char *only)
 	vkcol_context_get_device_info(b->ctx, &info);
 	const char *validation = getenv("VKCOLLIDE_VALIDATION");
 	bool validating = validation && !strcmp(validation, "1");
+	const char *off = b->no_peers ? "left out (--no-peers)" : "not found";
 	bench_progress(b, "device: %s (%s)%s; FCL %s, Bullet %s; %u peer threads", info.name, info.driver,
-	         validating ? ", validation on: the times mean little" : "", *b->fcl ? "found" : "not found",
-	         *b->bullet ? "found" : "not found", b->threads);
+	               validating ? ", validation on: the times mean little" : "", *b->fcl ? "found" : off,
+	               *b->bullet ? "found" : off, b->threads);
+	// Said once here, whatever --quiet says; each case that needs a model
+	// then records itself as skipped, and the suite goes on.
+	struct stat st;
+	bool have_models = stat(b->models, &st) == 0 && S_ISDIR(st.st_mode);
+	if (!have_models)
+		error_line("warning: %s: no such folder: the cases on models of assimp-testmodels are skipped (install "
+		           "Debian's assimp-testmodels, or name its models folder with --models DIR)",
+		           b->models);
 
 	json_object *report = json_object_new_object();
 	json_object_object_add(report, "schema", json_object_new_string(BENCH_SCHEMA));
@@ -699,6 +708,13 @@ static int run_suite(bench *b, const char *only)
 	json_object_object_add(tool, "version", json_object_new_string(version));
 	json_object_object_add(tool, "commit", json_object_new_string(VKCOL_BENCH_COMMIT));
 	json_object_object_add(tool, "buildtype", json_object_new_string(VKCOL_BENCH_BUILDTYPE));
+	// Where the helper programs and data were found ("" when not).
+	json_object *found = json_object_new_object();
+	json_object_object_add(found, "device_rates", json_object_new_string(b->rates));
+	json_object_object_add(found, "fcl_peer", json_object_new_string(b->fcl));
+	json_object_object_add(found, "bullet_peer", json_object_new_string(b->bullet));
+	json_object_object_add(found, "data", json_object_new_string(b->data_dir));
+	json_object_object_add(tool, "found", found);
 	json_object_object_add(report, "tool", tool);
 	json_object *set = json_object_new_object();
 	bench_add(set, "repeat", bench_number(b->set.repeat));
@@ -708,6 +724,7 @@ static int run_suite(bench *b, const char *only)
 	bench_add(set, "bullet_poses", bench_number((double)b->set.bullet_poses));
 	bench_add(set, "peer_repeat", bench_number(b->set.peer_repeat));
 	json_object_object_add(set, "models", json_object_new_string(b->models));
+	json_object_object_add(set, "models_found", json_object_new_boolean(have_models));
 	json_object_object_add(report, "settings", set);
 	json_object_object_add(report, "machine", machine_json(b->threads));
 	json_object_object_add(report, "device", device_json(&info, validating));
@@ -873,8 +890,10 @@ static int cmd_bench(const command *cmd, int argc, char **argv)
 		b.set.peer_repeat = (int)repeat;
 	}
 	b.threads = threads ? threads : (unsigned)sysconf(_SC_NPROCESSORS_ONLN);
-	if (!peers)
+	if (!peers) {
 		b.fcl[0] = b.bullet[0] = '\0';
+		b.no_peers = true;
+	}
 	snprintf(b.out_dir, sizeof b.out_dir, "%s", out ? out : "bench-report");
 	bench_pathf(b.work_dir, sizeof b.work_dir, "%s/work", b.out_dir);
 	if (!make_dir(b.out_dir) || !make_dir(b.work_dir)) {

@@ -49,7 +49,7 @@ typedef struct bench {
 	settings set;
 	vkcol_context *ctx;
 	cli_log log;
-	bool quiet, keep_work;
+	bool quiet, keep_work, no_peers;
 	const char *device;
 	const char *models;
 	char out_dir[PATH_MAX], work_dir[PATH_MAX];
