@@ -291,6 +291,13 @@ def test_usage_errors():
         check(rc == 2 and "unknown group 'nonsense'" in err, "--only nonsense: %d %s" % (rc, err))
         rc, _, err = run("bench", "--compare", not_report)
         check(rc == 2, "--compare with one report: %d" % rc)
+        # --list: what scripts/gpu-bundle.sh reads the models from.
+        rc, out, _ = run("bench", "--list")
+        rows = [line.split() for line in out.splitlines()]
+        check(rc == 0 and len(rows) > 10 and all(len(r[0].split("/")) == 3 for r in rows), "--list: %d\n%s" % (rc, out))
+        check(any(r[1].startswith("models:") for r in rows), "--list names no model of assimp-testmodels")
+        rc, quick, _ = run("bench", "--list", "--quick", "--only", "motion")
+        check(rc == 0 and len(quick.splitlines()) == 1 and quick.startswith("motion/"), "--list --quick --only motion: %r" % quick)
         rc, out, _ = run("bench", "--help")
         check(rc == 0 and "--compare A.json B.json" in out and "--quick" in out, "bench --help: %d" % rc)
 

@@ -69,6 +69,9 @@ static const char *const bench_help[] = {
 	"      repeats do not overlap); --json prints the rows as JSON\n"
 	"  vkcollide bench --summarize REPORT.json [--out DIR]\n"
 	"      the plots and summary.md of a report again (default: its folder)\n"
+	"  vkcollide bench --list [--quick|--smoke] [--only GROUPS]\n"
+	"      the suite's cases, one a line: id, mesh A, mesh B, poses, batch sizes\n"
+	"      (models:PATH is a file of --models DIR), without running anything\n"
 	"\n"
 	"Exit status: 0 done, 1 device failure, 2 bad usage.\n",
 	NULL,
@@ -76,7 +79,7 @@ static const char *const bench_help[] = {
 
 const command bench_command = {
 	"bench",
-	"[--out DIR] [--device I|NAME] [--quick] [OPTIONS] | --compare A.json B.json | --summarize REPORT.json",
+	"[--out DIR] [--device I|NAME] [--quick] [OPTIONS] | --compare A.json B.json | --summarize REPORT.json | --list",
 	"run the benchmark suite and write a report (JSON, plots, summary)",
 	bench_help,
 	cmd_bench,
@@ -222,6 +225,26 @@ static bool group_wanted(const char *only, const char *group)
 		p += len + (end != NULL);
 	}
 	return false;
+}
+
+// The suite's cases, one a line (--list): what a run would do, and which
+// files of assimp-testmodels it reads (scripts/gpu-bundle.sh copies them).
+static int list_suite(const settings *set, const char *only)
+{
+	suite s = {0};
+	build_suite(&s, set);
+	for (int i = 0; i < s.count; i++) {
+		const case_spec *c = &s.cases[i];
+		if (!group_wanted(only, c->group))
+			continue;
+		char id[192];
+		bench_case_id(c, id, sizeof id);
+		printf("%s %s %s %" PRIu64 " %s", id, c->a, c->b, c->count, c->poses);
+		for (int k = 0; k < MAX_BATCHES && c->batches[k]; k++)
+			printf("%s%" PRIu64, k ? "," : " batches ", c->batches[k]);
+		printf("\n");
+	}
+	return ferror(stdout) ? EXIT_RUNTIME : 0;
 }
 
 // ---------------------------------------------------------------------------
@@ -798,7 +821,7 @@ static int cmd_bench(const command *cmd, int argc, char **argv)
 	b.start = now_seconds();
 	b.models = "/usr/share/assimp/models";
 	const char *out = NULL, *only = NULL, *compare[2] = {NULL, NULL}, *summary = NULL;
-	bool peers = true, as_json = false, repeat_given = false;
+	bool peers = true, as_json = false, repeat_given = false, list = false;
 	uint32_t threads = 0, repeat = 0;
 	for (int i = 1; i < argc; i++) {
 		const char *arg = argv[i], *value = NULL;
@@ -817,6 +840,8 @@ static int cmd_bench(const command *cmd, int argc, char **argv)
 			b.keep_work = true;
 		} else if (!strcmp(arg, "--quiet")) {
 			b.quiet = true;
+		} else if (!strcmp(arg, "--list")) {
+			list = true;
 		} else if (!strcmp(arg, "--json")) {
 			as_json = true;
 		} else if (!strcmp(arg, "--compare")) {
@@ -870,6 +895,8 @@ static int cmd_bench(const command *cmd, int argc, char **argv)
 	}
 	if (compare[0])
 		return bench_compare(compare[0], compare[1], as_json);
+	if (list)
+		return list_suite(&b.set, only);
 	locate(&b);
 	if (summary) {
 		char dir[PATH_MAX];

@@ -501,7 +501,7 @@ static void set_meshes(vkcol_pair *pairs, uint64_t n, const loaded_mesh *ma, con
 	}
 }
 
-static void case_id(const case_spec *cs, char *out, size_t size)
+void bench_case_id(const case_spec *cs, char *out, size_t size)
 {
 	if (!strcmp(cs->poses, "random"))
 		snprintf(out, size, "%s/%s/random-%d", cs->group, cs->pair, (int)lround(cs->target * 100));
@@ -514,7 +514,7 @@ static void case_id(const case_spec *cs, char *out, size_t size)
 int bench_run_case(bench *b, const case_spec *cs, json_object *cases)
 {
 	char id[192], slug[192];
-	case_id(cs, id, sizeof id);
+	bench_case_id(cs, id, sizeof id);
 	snprintf(slug, sizeof slug, "%s", id);
 	for (char *p = slug; *p; p++)
 		if (*p == '/')

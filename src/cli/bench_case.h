@@ -61,6 +61,10 @@ typedef struct bench {
 	int done, total;
 } bench;
 
+// A case's id in the report: GROUP/PAIR/POSES ("random-50" for half
+// colliding).
+void bench_case_id(const case_spec *cs, char *out, size_t size);
+
 // Runs one case into `cases` (a JSON array). Returns 0, or the exit status
 // of a device failure (the suite stops).
 int bench_run_case(bench *b, const case_spec *cs, json_object *cases);
