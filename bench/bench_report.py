@@ -238,7 +238,10 @@ def summary(report, written, note):
     lines.append(f"- Device: {d.get('name', '?')} ({d.get('type', '?')}), driver {d.get('driver', '?')}, "
                  f"Vulkan {d.get('api_version', '?')}"
                  f"{', **validation on: the times mean little**' if d.get('validation') else ''}.")
-    lines.append(f"- Machine: {m.get('cpu', '?')}, {m.get('cores', '?')} cores, {m.get('os', '?')}.")
+    load = ""
+    if m.get("load_average_start") is not None and m.get("load_average_end") is not None:
+        load = f", load average {m['load_average_start']:.1f} at the start and {m['load_average_end']:.1f} at the end"
+    lines.append(f"- Machine: {m.get('cpu', '?')}, {m.get('cores', '?')} cores, {m.get('os', '?')}{load}.")
     fcl = f"FCL {peers['fcl_version']}" if peers.get("fcl_version") else ("FCL" if peers.get("fcl") else "no FCL")
     bullet = (f"Bullet {peers['bullet_version']}" if peers.get("bullet_version")
               else ("Bullet" if peers.get("bullet") else "no Bullet"))

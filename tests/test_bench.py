@@ -114,6 +114,49 @@ def test_report_header():
           [c.get("skipped") for c in r["cases"] if "skipped" in c])
 
 
+NUMBER = (int, float)
+# The report's fields and their types, as BENCHMARKS.md's "The report" lists
+# them (bool is not a number here).
+SCHEMA = {
+    "": {"schema": str, "schema_version": int, "created": str, "suite": str, "seconds": NUMBER, "tool": dict,
+         "settings": dict, "machine": dict, "device": dict, "peers": dict, "device_rates": dict, "cases": list,
+         "headline": dict, "targets": list, "validation_messages": int},
+    "tool": {"version": str, "commit": str, "buildtype": str, "found": dict},
+    "settings": {"repeat": int, "timed_repeat": int, "max_seconds": NUMBER, "peer_poses": int, "bullet_poses": int,
+                 "peer_repeat": int, "models": str, "models_found": bool},
+    "machine": {"cpu": str, "cores": int, "peer_threads": int, "memory_bytes": int, "os": str, "kernel": str,
+                "load_average_start": NUMBER, "load_average_end": NUMBER},
+    "device": {"name": str, "type": str, "driver": str, "api_version": str, "vendor_id": int, "device_id": int,
+               "subgroup_size": int, "device_local_bytes": int, "validation": bool},
+    "peers": {"fcl": bool, "bullet": bool, "threads": int},
+}
+CASE = {"id": str, "group": str, "pair": str, "triangles": int, "meshes": list, "poses": dict, "runs": list,
+        "seconds": NUMBER}
+RUN = {"id": str, "mode": str, "batch": int, "resolution": int, "collide_fraction": NUMBER, "decided_by": dict,
+       "figures": dict, "timed": dict}
+
+
+def check_types(where, obj, fields):
+    for key, kind in fields.items():
+        check(key in obj, "%s: no %r" % (where, key))
+        value = obj[key]
+        ok = isinstance(value, kind) and not (kind is not bool and isinstance(value, bool))
+        check(ok, "%s.%s is %r, not %s" % (where, key, value, kind))
+
+
+def test_schema_types():
+    r = smoke_report()
+    for part, fields in SCHEMA.items():
+        check_types(part or "report", r[part] if part else r, fields)
+    for c in r["cases"]:
+        check_types(c["id"], c, CASE)
+        for run_ in c["runs"]:
+            check_types("%s/%s" % (c["id"], run_["id"]), run_, RUN)
+            check(run_["mode"] in ("exact", "approx"), "mode %r" % run_["mode"])
+    for t in r["targets"]:
+        check_types("target", t, {"name": str, "threshold": NUMBER, "value": NUMBER, "met": bool})
+
+
 def test_figures_consistent():
     r = smoke_report()
     figures = all_figures(r)
@@ -402,7 +445,7 @@ def test_same_inputs_same_answers():
                 check(f1.read() == f2.read(), "%s differs when made again from the same report" % name)
 
 
-TESTS = [test_report_header, test_figures_consistent, test_runs_and_stages, test_pose_sets,
+TESTS = [test_report_header, test_schema_types, test_figures_consistent, test_runs_and_stages, test_pose_sets,
          test_accuracy_by_resolution, test_peers_and_ratios, test_summary_and_plots, test_compare,
          test_usage_errors, test_missing_models, test_installed,
          test_same_inputs_same_answers]

@@ -440,6 +440,19 @@ static void file_value(const char *path, const char *key, char *out, size_t size
 	fclose(f);
 }
 
+// The 1-minute load average (/proc/loadavg), NaN when unknown.
+static double load_average(void)
+{
+	double v = NAN;
+	FILE *f = fopen("/proc/loadavg", "r");
+	if (f) {
+		if (fscanf(f, "%lf", &v) != 1)
+			v = NAN;
+		fclose(f);
+	}
+	return v;
+}
+
 static json_object *machine_json(unsigned threads)
 {
 	json_object *m = json_object_new_object();
@@ -455,6 +468,9 @@ static json_object *machine_json(unsigned threads)
 	struct utsname u;
 	if (uname(&u) == 0)
 		json_object_object_add(m, "kernel", json_object_new_string(u.release));
+	// Other work on the machine slows every figure: the load at the start
+	// (the end's is added by run_suite).
+	bench_add(m, "load_average_start", bench_number(load_average()));
 	return m;
 }
 
@@ -794,6 +810,9 @@ static int run_suite(bench *b, const char *only)
 	}
 	bench_add(report, "validation_messages", bench_number((double)vkcol_context_validation_message_count(b->ctx)));
 	bench_add(report, "seconds", bench_number(now_seconds() - b->start));
+	json_object *machine;
+	if (json_object_object_get_ex(report, "machine", &machine))
+		bench_add(machine, "load_average_end", bench_number(load_average()));
 	if (status != 0)
 		json_object_object_add(report, "incomplete", json_object_new_string("stopped by a device failure"));
 
