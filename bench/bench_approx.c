@@ -28,12 +28,15 @@ typedef struct options {
 	int resolution_count;
 	uint32_t speed_resolutions[BENCH_MAX_LIST];
 	int speed_resolution_count;
+	uint32_t budgets[BENCH_MAX_LIST]; // vkcol_batch_desc.vertex_budget values
+	int budget_count;
 	bool set_accuracy, set_resolutions; // given: kept by --quick
 } options;
 
-static vkcol_result run_approx(vkcol_context *ctx, const vkcol_pair *pairs, uint64_t count, vkcol_pair_result *results)
+static vkcol_result run_approx(vkcol_context *ctx, const vkcol_pair *pairs, uint64_t count, uint32_t budget,
+                               vkcol_pair_result *results)
 {
-	vkcol_batch_desc desc = {.pairs = pairs, .pair_count = count, .mode = VKCOL_MODE_APPROX};
+	vkcol_batch_desc desc = {.pairs = pairs, .pair_count = count, .mode = VKCOL_MODE_APPROX, .vertex_budget = budget};
 	return vkcol_batch_run(ctx, &desc, results);
 }
 
@@ -55,7 +58,7 @@ static double first_batch_timed(vkcol_context *ctx, const import_mesh *m, uint32
 		vkcol_pair far = {mesh, mesh, {{1, 0, 0, 0}, {0, 0, 0}}, {{1, 0, 0, 0}, {1e6f, 0, 0}}};
 		vkcol_pair_result result;
 		double t0 = bench_now();
-		r = run_approx(ctx, &far, 1, &result);
+		r = run_approx(ctx, &far, 1, 0, &result);
 		times[rep] = bench_now() - t0;
 		if (r != VKCOL_SUCCESS)
 			bench_die("vkcol_batch_run: %s", vkcol_result_string(r));
@@ -70,6 +73,9 @@ static const char own_usage[] =
 	"  --resolutions LIST       cube-map resolutions for accuracy and build times\n"
 	"                           (default 8,16,32,64,128,256)\n"
 	"  --speed-resolutions LIST resolutions timed for speed (default 64; empty = skip)\n"
+	"  --vertex-budgets LIST    vertex budgets (vkcol_batch_desc.vertex_budget) for\n"
+	"                           accuracy and speed, at the first speed resolution\n"
+	"                           (default 0: every vertex)\n"
 	"  --peer-answers FILE      score another tool's 0/1 answers against the reference\n"
 	"  --peer-name NAME         its label (default fcl)\n"
 	"  --quick                  smoke run: 2000 accuracy poses, resolutions 8,64,\n"
@@ -101,6 +107,17 @@ static int approx_option(void *user, const char *arg, const char *value)
 			opt->speed_resolution_count = n;
 		else
 			opt->resolution_count = n, opt->set_resolutions = true;
+	} else if (!strcmp(arg, "--vertex-budgets")) {
+		uint64_t list[BENCH_MAX_LIST];
+		int n = bench_parse_list(value, list, BENCH_MAX_LIST);
+		if (n <= 0)
+			return 0;
+		for (int k = 0; k < n; k++) {
+			if (list[k] > UINT32_MAX)
+				bench_die("vertex budget %s: must fit 32 bits", value);
+			opt->budgets[k] = (uint32_t)list[k];
+		}
+		opt->budget_count = n;
 	} else if (!strcmp(arg, "--peer-answers")) {
 		opt->peer_answers = value;
 	} else if (!strcmp(arg, "--peer-name")) {
@@ -119,6 +136,8 @@ static void parse_options(int argc, char **argv, options *opt)
 		.resolution_count = 6,
 		.speed_resolutions = {64},
 		.speed_resolution_count = 1,
+		.budgets = {0},
+		.budget_count = 1,
 		.peer_name = "fcl",
 	};
 	bench_options_init(&opt->common, "bench_approx");
@@ -169,7 +188,7 @@ int main(int argc, char **argv)
 		// above, untimed.
 		vkcol_pair far = {handles_a[0], handles_a[0], {{1, 0, 0, 0}, {0, 0, 0}}, {{1, 0, 0, 0}, {1e6f, 0, 0}}};
 		vkcol_pair_result result;
-		vkcol_result r = run_approx(ctx, &far, 1, &result);
+		vkcol_result r = run_approx(ctx, &far, 1, 0, &result);
 		if (r != VKCOL_SUCCESS)
 			bench_die("vkcol_batch_run: %s", vkcol_result_string(r));
 		// At the resolution timed for speed (the filter's reach, and so
@@ -225,7 +244,7 @@ int main(int argc, char **argv)
 				fprintf(stderr, "%s: approx at resolution %u\n", o->name, opt.resolutions[k]);
 				bench_fill_pairs(pairs, poses, pose_count, acc, handles_a[k], handles_b[k]);
 				t0 = bench_now();
-				vkcol_result r = run_approx(ctx, pairs, acc, results);
+				vkcol_result r = run_approx(ctx, pairs, acc, 0, results);
 				double seconds = bench_now() - t0;
 				fprintf(out, "%s\n      {\"resolution\": %u", k ? "," : "", opt.resolutions[k]);
 				if (r != VKCOL_SUCCESS) {
@@ -254,7 +273,37 @@ int main(int argc, char **argv)
 				        positives ? (double)fn / (double)positives : 0.0, by_bounds, seconds);
 				fflush(out);
 			}
-			fprintf(out, "\n    ]},\n");
+			fprintf(out, "\n    ]");
+			// Per vertex budget, at the first speed resolution (if it is
+			// among the accuracy resolutions).
+			int kb = -1;
+			for (int k = 0; k < opt.resolution_count && opt.speed_resolution_count; k++)
+				if (opt.resolutions[k] == opt.speed_resolutions[0])
+					kb = k;
+			if (kb >= 0 && (opt.budget_count > 1 || opt.budgets[0] != 0)) {
+				fprintf(out, ",\n    \"vertex_budgets\": [");
+				bench_fill_pairs(pairs, poses, pose_count, acc, handles_a[kb], handles_b[kb]);
+				for (int k = 0; k < opt.budget_count; k++) {
+					fprintf(stderr, "%s: approx with a vertex budget of %u\n", o->name, opt.budgets[k]);
+					vkcol_result r = run_approx(ctx, pairs, acc, opt.budgets[k], results);
+					if (r != VKCOL_SUCCESS)
+						bench_die("vkcol_batch_run: %s", vkcol_result_string(r));
+					size_t fp = 0, fn = 0;
+					for (size_t i = 0; i < acc; i++) {
+						int a = results[i].collide != 0;
+						fp += (size_t)(a && !answers[i]);
+						fn += (size_t)(!a && answers[i]);
+					}
+					fprintf(out,
+					        "%s\n      {\"resolution\": %u, \"vertex_budget\": %u, \"false_positives\": %zu, "
+					        "\"false_negatives\": %zu, \"disagreement_rate\": %.6f, "
+					        "\"false_negative_rate_of_positives\": %.6f}",
+					        k ? "," : "", opt.resolutions[kb], opt.budgets[k], fp, fn, (double)(fp + fn) / (double)acc,
+					        positives ? (double)fn / (double)positives : 0.0);
+				}
+				fprintf(out, "\n    ]");
+			}
+			fprintf(out, "},\n");
 			free(pairs);
 			free(results);
 		}
@@ -285,17 +334,21 @@ int main(int argc, char **argv)
 		if (r != VKCOL_SUCCESS)
 			bench_die("vkcol_mesh_create: %s", vkcol_result_string(r));
 		bench_fill_pairs(pairs, poses, pose_count, (size_t)largest, sa, sb);
-		char label[64];
-		snprintf(label, sizeof label, "resolution %u", res);
-		bench_speed speed = {
-			.desc = {.mode = VKCOL_MODE_APPROX},
-			.pairs = pairs,
-			.available = largest,
-			.results = results,
-			.label = label,
-		};
-		fprintf(out, "%s\n    {\"resolution\": %u", s ? "," : "", res);
-		status |= bench_speed_json(out, o, ctx, &speed);
+		// Every budget at the first resolution, none at the others.
+		for (int k = 0; k < (s == 0 ? opt.budget_count : 1); k++) {
+			uint32_t budget = s == 0 ? opt.budgets[k] : 0;
+			char label[64];
+			snprintf(label, sizeof label, "resolution %u, vertex budget %u", res, budget);
+			bench_speed speed = {
+				.desc = {.mode = VKCOL_MODE_APPROX, .vertex_budget = budget},
+				.pairs = pairs,
+				.available = largest,
+				.results = results,
+				.label = label,
+			};
+			fprintf(out, "%s\n    {\"resolution\": %u, \"vertex_budget\": %u", s || k ? "," : "", res, budget);
+			status |= bench_speed_json(out, o, ctx, &speed);
+		}
 		vkcol_mesh_destroy(ctx, sa);
 		if (!pair.same_mesh)
 			vkcol_mesh_destroy(ctx, sb);

@@ -127,8 +127,10 @@ def approx(args):
 	result["fcl_poses_per_pair"] = fcl_poses
 	result["pairs"] = pairs
 
-	def speed_at(v, n):
+	def speed_at(v, n, budget=0):
 		for s in (v or {}).get("speed", []):
+			if s.get("vertex_budget", 0) != budget:
+				continue
 			for b in s.get("batches", []):
 				if b.get("pairs") == n and "median_pairs_per_second" in b:
 					return b["median_pairs_per_second"]
@@ -153,6 +155,19 @@ def approx(args):
 			                                    "false_negatives": r.get("false_negatives")}
 			             for r in acc.get("resolutions", [])},
 		}
+		# Per vertex budget: speed, its ratio to FCL, disagreement with the reference.
+		budgets = {}
+		for b in acc.get("vertex_budgets", []):
+			rate = speed_at(v, n, b["vertex_budget"])
+			budgets[str(b["vertex_budget"])] = {
+				"vkcollide_pairs_per_second": rate,
+				"ratio_vkcollide_over_fcl": rate / fcl_rate if rate and fcl_rate else None,
+				"false_positives": b.get("false_positives"),
+				"false_negatives": b.get("false_negatives"),
+				"disagreement_rate": b.get("disagreement_rate"),
+			}
+		if budgets:
+			row["vertex_budgets"] = budgets
 		summary.append(row)
 	result["summary"] = summary
 	out = write(result, args, device)
@@ -179,6 +194,16 @@ def approx(args):
 			peer = ((p["vkcollide"] or {}).get("accuracy") or {}).get("peer") or {}
 			cells.append(f"{fmt(peer.get('false_positives'), 'd')}/{fmt(peer.get('false_negatives'), 'd')}")
 			print(f"{r['pair']:24}" + "".join(f"{c:>12}" for c in cells))
+	budget_keys = sorted({int(k) for r in summary for k in r.get("vertex_budgets", {})})
+	if budget_keys:
+		print("\nvertex budgets (resolution 64): ratio to FCL / disagreement with the reference")
+		print(f"{'pair':24}" + "".join(f"{('all' if b == 0 else b):>18}" for b in budget_keys))
+		for r in summary:
+			cells = []
+			for b in budget_keys:
+				e = r.get("vertex_budgets", {}).get(str(b), {})
+				cells.append(f"{fmt(e.get('ratio_vkcollide_over_fcl'), '.2f')}x / {fmt(e.get('disagreement_rate'), '.2%')}")
+			print(f"{r['pair']:24}" + "".join(f"{c:>18}" for c in cells))
 	print(f"\nwritten: {out}")
 	return 0
 

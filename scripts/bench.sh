@@ -29,7 +29,9 @@
 # comparison, default 100000), BENCH_BATCH_SIZES (default
 # 1000,10000,100000,1000000), BENCH_REPEAT (default 5), BENCH_MAX_SECONDS
 # (per batch size, default 120), BENCH_ACCURACY (poses checked against the
-# reference, default 20000).
+# reference, default 20000), BENCH_VERTEX_BUDGETS (vertex budgets timed
+# and checked at resolution 64, default 0 = every vertex; --real:
+# 0,16384,4096,1024).
 # Exact: BENCH_FCL_POSES (random poses FCL answers, default 100000),
 # BENCH_BULLET_POSES (the first poses Bullet answers, default 5000),
 # BENCH_CORRECTNESS (random poses checked against the reference, default
@@ -98,7 +100,8 @@ if [ $mode = approx ]; then
 	batch_sizes=${BENCH_BATCH_SIZES:-$(q 1000,2000 1000,10000,100000,1000000)}
 	repeat=${BENCH_REPEAT:-$(q 2 5)}
 	accuracy=${BENCH_ACCURACY:-$(q 2000 20000)}
-	resolutions=$(q 8,64 8,16,32,64,128,256)
+	resolutions=${BENCH_RESOLUTIONS:-$(q 8,64 8,16,32,64,128,256)}
+	vertex_budgets=${BENCH_VERTEX_BUDGETS:-$([ $real = 1 ] && echo 0,16384,4096,1024 || echo 0)}
 	max_seconds=${BENCH_MAX_SECONDS:-120}
 else
 	pairs_file=${pairs_file:-bench/exact_pairs.txt}
@@ -190,7 +193,7 @@ approx_pair() {
 		peer_args=(--peer-answers $work/$name.fcl-answers --peer-name fcl)
 	fi
 	$bench_approx "$a" "$b" --name "$name" --seed "$seed" --radius-factor "$factor" \
-		--accuracy "$accuracy" --resolutions $resolutions --batch-sizes "$batch_sizes" \
+		--accuracy "$accuracy" --resolutions $resolutions --vertex-budgets "$vertex_budgets" --batch-sizes "$batch_sizes" \
 		--repeat "$repeat" --max-seconds "$max_seconds" "${peer_args[@]}" "${quick_arg[@]}" \
 		--out $work/$name.vkcol.json || status=1
 }

@@ -285,6 +285,94 @@ static void test_clearance_filter_reach(void)
 	vkcol_context_destroy(ctx);
 }
 
+// The vertex budget (vkcol_batch_desc.vertex_budget): a fine sphere (about
+// 32,000 vertices: levels of detail of about 8,000, 2,000 and 500), a
+// torus (1,152: one level of 288) and a box too small for any, at random
+// poses. A budget no mesh exceeds answers as no budget, testing as many
+// vertices; a budget tests a subset of the vertices against the same maps,
+// so it never says collide where every vertex says not, and it tests fewer;
+// spheres whose centres lie closer than their radius overlap far deeper
+// than the coarsest level's spacing and collide at any budget. Exact mode
+// refuses a budget.
+static void test_vertex_budget(void)
+{
+	vkcol_context *ctx = gpu_context();
+	if (!ctx)
+		return;
+	meshgen_mesh sphere, torus;
+	const float c[3] = {0, 0, 0};
+	ENSURE(meshgen_sphere(&sphere, c, 1.0f, 128, 256));
+	ENSURE(meshgen_torus(&torus, 1.0f, 0.35f, 48, 24));
+	vkcol_mesh ms = gpu_mesh(ctx, &sphere, 64, "fine sphere"), mt = gpu_mesh(ctx, &torus, 64, "torus"),
+	           mb = gpu_cube(ctx, 0.6f, 64, "box");
+	const struct {
+		vkcol_mesh a, b;
+		float radius;
+	} cases[] = {{ms, ms, 2.2f}, {ms, mb, 1.6f}, {mt, ms, 2.4f}, {mb, mt, 1.6f}};
+	const uint64_t per_case = 1500, n = per_case * ARRAY_LEN(cases);
+	vkcol_pair *pairs = malloc(n * sizeof(*pairs));
+	const uint32_t budgets[] = {0, 40000, 2500, 1};
+	enum { BUDGETS = 4 };
+	vkcol_pair_result *r[BUDGETS];
+	vkcol_batch_stats st[BUDGETS];
+	for (int k = 0; k < BUDGETS; k++)
+		r[k] = malloc(n * sizeof(vkcol_pair_result));
+	ENSURE(pairs && r[0] && r[1] && r[2] && r[3]);
+	uint64_t state = 91;
+	for (uint64_t i = 0; i < n; i++)
+		pairs[i] = (vkcol_pair){cases[i / per_case].a, cases[i / per_case].b, meshgen_random_pose(&state, 0.0f),
+		                        meshgen_random_pose(&state, cases[i / per_case].radius)};
+	for (int k = 0; k < BUDGETS; k++) {
+		vkcol_batch_desc bd = {.pairs = pairs, .pair_count = n, .mode = VKCOL_MODE_APPROX, .stats = &st[k],
+		                       .vertex_budget = budgets[k]};
+		ENSURE(vkcol_batch_run(ctx, &bd, r[k]) == VKCOL_SUCCESS);
+	}
+	uint64_t deep = 0, lost[BUDGETS] = {0};
+	for (uint64_t i = 0; i < n; i++) {
+		ENSURE_MSG(r[1][i].collide == r[0][i].collide, "pair %llu: a budget above every mesh's vertices changed "
+		           "the answer", (unsigned long long)i);
+		for (int k = 2; k < BUDGETS; k++) {
+			ENSURE_MSG(!r[k][i].collide || r[0][i].collide, "pair %llu, budget %u: collide, where every vertex "
+			           "says not", (unsigned long long)i, budgets[k]);
+			lost[k] += r[0][i].collide && !r[k][i].collide;
+		}
+		if (i < per_case) {
+			const float *t = pairs[i].pose_b.translation, *u = pairs[i].pose_a.translation;
+			float dx = t[0] - u[0], dy = t[1] - u[1], dz = t[2] - u[2];
+			if (dx * dx + dy * dy + dz * dz < 1.0f) {
+				deep++;
+				for (int k = 0; k < BUDGETS; k++)
+					ENSURE_MSG(r[k][i].collide, "pair %llu, budget %u: spheres overlapping by more than their "
+					           "radius said apart", (unsigned long long)i, budgets[k]);
+			}
+		}
+	}
+	ENSURE(deep > 50);
+	ENSURE(st[1].vertex_tests == st[0].vertex_tests);
+	ENSURE(st[2].vertex_tests < st[0].vertex_tests / 4 * 3);
+	ENSURE(st[3].vertex_tests < st[2].vertex_tests);
+	printf("  vertex tests %llu, %llu, %llu, %llu; colliding pairs lost to the budget: %llu at 2500, %llu at 1 (of "
+	       "%llu pairs)\n",
+	       (unsigned long long)st[0].vertex_tests, (unsigned long long)st[1].vertex_tests,
+	       (unsigned long long)st[2].vertex_tests, (unsigned long long)st[3].vertex_tests,
+	       (unsigned long long)lost[2], (unsigned long long)lost[3], (unsigned long long)n);
+	// Exact mode tests triangles: a budget is an error, nothing written.
+	vkcol_pair_result before = r[0][0];
+	vkcol_batch_desc bd = {.pairs = pairs, .pair_count = 1, .mode = VKCOL_MODE_EXACT, .vertex_budget = 100};
+	gpu_log_expected = 1;
+	ENSURE(vkcol_batch_run(ctx, &bd, r[0]) == VKCOL_ERROR_INVALID_ARGUMENT);
+	ENSURE_EQ_INT(gpu_log_expected, 0);
+	gpu_log_expected = 0;
+	ENSURE(memcmp(&before, &r[0][0], sizeof(before)) == 0);
+	ENSURE_EQ_INT(vkcol_context_validation_message_count(ctx), 0);
+	for (int k = 0; k < BUDGETS; k++)
+		free(r[k]);
+	free(pairs);
+	meshgen_free(&sphere);
+	meshgen_free(&torus);
+	vkcol_context_destroy(ctx);
+}
+
 static void test_map_arrays(void)
 {
 	vkcol_context *ctx = gpu_context();
@@ -614,6 +702,7 @@ int main(int argc, char **argv)
 	RUN_TEST(test_cluster_culling);
 	RUN_TEST(test_clearance_filter_reach);
 	RUN_TEST(test_map_arrays);
+	RUN_TEST(test_vertex_budget);
 	RUN_TEST(test_chunks_and_interrupt);
 	RUN_TEST(test_large_batch_chunks);
 	RUN_TEST(test_scratch_reuse);

@@ -578,7 +578,8 @@ def test_collide_csv():
         check(r.stderr == "", "stderr not empty (progress on a pipe? validation?)\n" + r.describe())
         check_rows(parse_csv(r.stdout), MIXED_EXPECTED)
         # Other resolutions and mip levels give the same clear-cut answers.
-        for extra in (("--resolution", "16"), ("--resolution=256", "--mip", "2"), ("--mip", "10")):
+        for extra in (("--resolution", "16"), ("--resolution=256", "--mip", "2"), ("--mip", "10"),
+                      ("--mode", "approx", "--vertex-budget", "1"), ("--mode=approx", "--vertex-budget=0")):
             r = collide(path, *extra)
             expect_exit(r, 0)
             check_rows(parse_csv(r.stdout), MIXED_EXPECTED)
@@ -796,6 +797,8 @@ def test_collide_usage_errors():
         (("collide", box, box, "--poses", "p", "--mode", "fast"), "--mode"),
         (("collide", box, box, "--poses", "p", "--format", "xml"), "--format"),
         (("collide", box, box, "--poses", "p", "--mip", "11"), "--mip"),
+        (("collide", box, box, "--poses", "p", "--vertex-budget", "-1"), "--vertex-budget wants"),
+        (("collide", box, box, "--poses", "p", "--vertex-budget", "500"), "--vertex-budget needs --mode approx"),
         (("collide", box, box, "--poses", "p", "--chunk", "0"), "--chunk"),
         (("collide", box, box, "--poses", "p", "--bogus"), "unknown option '--bogus'"),
         (("collide", box, box, "--poses", "p", "--triangle-pairs"), "--triangle-pairs wants a file name"),

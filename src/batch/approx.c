@@ -101,6 +101,7 @@ vkcol_result approx_run(batch_scope *s, const vkcol_batch_desc *desc, uint32_t m
 	vkcol_batch_stats *stats = desc->stats;
 	frame frames[2] = {0};
 	batch_timer timer = {0};
+	uint32_t *budget_ids = NULL; // vertex budget: the id of each slot's level of detail
 	gpu_pipeline *approx = NULL, *approx_spilled = NULL, *approx_groups = NULL, *approx_jobs = NULL;
 	TRY(pipeline_get(s->gpu, s->pipelines, PIPELINE_APPROX, map_array, &approx));
 	TRY(pipeline_get(s->gpu, s->pipelines, PIPELINE_APPROX_SPILLED, map_array, &approx_spilled));
@@ -169,6 +170,16 @@ vkcol_result approx_run(batch_scope *s, const vkcol_batch_desc *desc, uint32_t m
 
 	// Per frame: the start, the set-up and the four passes.
 	TRY(batch_timer_create(s, desc, 2, 6, &timer));
+	// The vertex budget: pairs name the records of the levels of detail it
+	// picks (pool.h).
+	if (desc->vertex_budget) {
+		budget_ids = core_calloc(env, s->meshes->capacity ? s->meshes->capacity : 1, sizeof(uint32_t));
+		if (!budget_ids) {
+			res = VKCOL_ERROR_OUT_OF_HOST_MEMORY;
+			goto cleanup;
+		}
+		pool_budget_ids(s, desc->vertex_budget, budget_ids);
+	}
 
 	uint64_t done = 0;
 	bool stopped = false;
@@ -186,6 +197,8 @@ vkcol_result approx_run(batch_scope *s, const vkcol_batch_desc *desc, uint32_t m
 		uint64_t count = desc->pair_count - first < chunk ? desc->pair_count - first : chunk;
 		double upload_start = batch_now();
 		pairs_upload(s, &desc->pairs[first], count, NULL, false, f->pairs->mapped);
+		if (budget_ids)
+			pool_budget_pairs(budget_ids, f->pairs->mapped, count);
 		if (stats)
 			batch_timer_host(&timer, upload_start, &stats->upload_seconds);
 		VkCommandBufferBeginInfo begin = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
@@ -195,7 +208,7 @@ vkcol_result approx_run(batch_scope *s, const vkcol_batch_desc *desc, uint32_t m
 		vkcol_approx_params params = {
 		    .pair_count = (uint32_t)count,
 		    .mip_level = desc->mip_level,
-		    .mesh_index_mask = MESH_MAX_COUNT,
+		    .mesh_index_mask = budget_ids ? UINT32_MAX : MESH_MAX_COUNT,
 		    .flags = (stats != NULL ? VKCOL_APPROX_STATS : 0u) |
 		             (s->state->knobs.cone_bounds_off ? VKCOL_APPROX_NO_CONES : 0u) |
 		             (s->state->knobs.clearance_off ? VKCOL_APPROX_NO_CLEARANCE : 0u),
@@ -249,6 +262,7 @@ vkcol_result approx_run(batch_scope *s, const vkcol_batch_desc *desc, uint32_t m
 	if (stopped && done < desc->pair_count)
 		res = VKCOL_ERROR_INTERRUPTED;
 cleanup:
+	core_free(env, budget_ids);
 	for (int i = 0; i < 2; i++) {
 		frame *f = &frames[i];
 		if (f->in_flight)

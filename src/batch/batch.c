@@ -41,6 +41,12 @@ static vkcol_result check_desc(const core_env *env, const vkcol_batch_desc *desc
 		                "triangles)");
 		return VKCOL_ERROR_INVALID_ARGUMENT;
 	}
+	if (desc->vertex_budget != 0 && desc->mode != VKCOL_MODE_APPROX) {
+		CORE_ERROR(env, "vkcol_batch_run: a vertex budget (%u) needs approx mode (exact mode tests triangles, not "
+		                "vertices)",
+		           desc->vertex_budget);
+		return VKCOL_ERROR_INVALID_ARGUMENT;
+	}
 	if (desc->triangles && desc->triangles->capacity > 0 && !desc->triangles->entries) {
 		CORE_ERROR(env, "vkcol_batch_run: triangles->entries is NULL with a capacity of %llu",
 		           (unsigned long long)desc->triangles->capacity);

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "geometry/min_ball.h"
+#include "geometry/vertex_lod.h"
 #include "geometry/vertex_order.h"
 
 // A tree node as the exact shaders read it (VKCOL_NODE_TEXELS texels): its
@@ -47,6 +48,7 @@ void pool_free(gpu_device *gpu, batch_pool *pool)
 	for (uint32_t i = 0; i < VKCOL_MAP_ARRAYS; i++)
 		cubemap_image_free(gpu, &pool->arrays[i].image, &pool->arrays[i].memory, &pool->arrays[i].view);
 	core_free(gpu->env, pool->ids);
+	core_free(gpu->env, pool->lod_first);
 	core_free(gpu->env, pool);
 }
 
@@ -107,12 +109,31 @@ static void bounding_sphere(const float *verts, uint32_t first, uint32_t end, fl
 	out[3] = (float)(sqrt(r2) * (1.0 + 1e-5) + 1e-6 * (fabs(c[0]) + fabs(c[1]) + fabs(c[2])));
 }
 
-// Appends mesh m's vertices to out (vec4 each): only vertices some triangle
-// uses, one per welded position, in k-d order (vertex_order.h): each
-// cluster and each group is a compact cell of space. Then to
-// cluster_out, from *clusters on (which advances): one bounding sphere per
-// VKCOL_CLUSTER_SIZE vertices, then one per VKCOL_GROUP_CLUSTERS clusters.
-// Returns the vertex count. remap (vertex_count entries) receives, for each
+// Appends the n vertices `order` names (indices into positions, 3 floats
+// each) to out (vec4 each) in k-d order (vertex_order.h): each cluster and
+// each group is a compact cell of space. Then to cluster_out, from
+// *clusters on (which advances): one bounding sphere per VKCOL_CLUSTER_SIZE
+// vertices, then one per VKCOL_GROUP_CLUSTERS clusters. order is left in
+// the emitted order.
+static void emit_points(const float *positions, vertex_key *order, uint32_t n, float *out, float *cluster_out,
+                        uint32_t *clusters)
+{
+	vertex_order_cells(positions, order, n, VKCOL_CLUSTER_SIZE, VKCOL_CLUSTER_SIZE * VKCOL_GROUP_CLUSTERS);
+	for (uint32_t i = 0; i < n; i++) {
+		memcpy(&out[4 * (size_t)i], &positions[3 * (size_t)order[i].vertex], 3 * sizeof(float));
+		out[4 * (size_t)i + 3] = 1.0f;
+	}
+	const uint32_t sizes[2] = {VKCOL_CLUSTER_SIZE, VKCOL_CLUSTER_SIZE * VKCOL_GROUP_CLUSTERS};
+	for (int level = 0; level < 2; level++)
+		for (uint32_t first = 0; first < n; first += sizes[level]) {
+			uint32_t end = first + sizes[level] < n ? first + sizes[level] : n;
+			bounding_sphere(out, first, end, &cluster_out[4 * (size_t)*clusters]);
+			(*clusters)++;
+		}
+}
+
+// Appends mesh m's vertices as emit_points does: only vertices some
+// triangle uses, one per welded position. Returns the vertex count. remap (vertex_count entries) receives, for each
 // welded representative, its index among the emitted vertices (UINT32_MAX:
 // unused). order: room for vertex_count items.
 static uint32_t emit_vertices(const mesh_cpu *m, uint32_t *remap, vertex_key *order, float *out, float *cluster_out,
@@ -132,20 +153,9 @@ static uint32_t emit_vertices(const mesh_cpu *m, uint32_t *remap, vertex_key *or
 			order[n++] = (vertex_key){0.0f, v};
 		}
 	}
-	vertex_order_cells(m->positions, order, n, VKCOL_CLUSTER_SIZE, VKCOL_CLUSTER_SIZE * VKCOL_GROUP_CLUSTERS);
-	for (uint32_t i = 0; i < n; i++) {
-		uint32_t v = order[i].vertex;
-		remap[v] = i;
-		memcpy(&out[4 * (size_t)i], &m->positions[3 * (size_t)v], 3 * sizeof(float));
-		out[4 * (size_t)i + 3] = 1.0f;
-	}
-	const uint32_t sizes[2] = {VKCOL_CLUSTER_SIZE, VKCOL_CLUSTER_SIZE * VKCOL_GROUP_CLUSTERS};
-	for (int level = 0; level < 2; level++)
-		for (uint32_t first = 0; first < n; first += sizes[level]) {
-			uint32_t end = first + sizes[level] < n ? first + sizes[level] : n;
-			bounding_sphere(out, first, end, &cluster_out[4 * (size_t)*clusters]);
-			(*clusters)++;
-		}
+	emit_points(m->positions, order, n, out, cluster_out, clusters);
+	for (uint32_t i = 0; i < n; i++)
+		remap[order[i].vertex] = i;
 	return n;
 }
 
@@ -280,6 +290,11 @@ static vkcol_result pool_build(batch_scope *s, bool clearance)
 			           vkcol_result_string(res));
 			return res;
 		}
+		if (mesh->used && !mesh->lod.built && (res = vertex_lod_build(env, &mesh->cpu, &mesh->lod)) != VKCOL_SUCCESS) {
+			CORE_ERROR(env, "mesh '%s': its vertex levels of detail (approx mode) could not be built: %s",
+			           mesh->cpu.name, vkcol_result_string(res));
+			return res;
+		}
 	}
 	vkcol_gpu_mesh *records = NULL;
 	float *host_vertices = NULL, *host_clusters = NULL;
@@ -290,7 +305,7 @@ static vkcol_result pool_build(batch_scope *s, bool clearance)
 	if (!pool)
 		return VKCOL_ERROR_OUT_OF_HOST_MEMORY;
 
-	uint32_t live = 0, cubes[VKCOL_MAP_ARRAYS] = {0}, max_vertices = 1;
+	uint32_t live = 0, cubes[VKCOL_MAP_ARRAYS] = {0}, max_vertices = 1, lod_records = 0;
 	uint64_t vertex_total = 0, cluster_total = 0, node_total = 0, triangle_total = 0;
 	for (uint32_t i = 0; i < s->meshes->capacity; i++)
 		if (s->meshes->slots[i].used) {
@@ -306,10 +321,19 @@ static vkcol_result pool_build(batch_scope *s, bool clearance)
 			                 VKCOL_CONE_FLOATS / 4 + VKCOL_INNER_BALLS +
 			                 clearance_texels(&s->meshes->slots[i].clearance);
 			max_vertices = nv > max_vertices ? nv : max_vertices;
+			const vertex_lod *lod = &s->meshes->slots[i].lod;
+			for (uint32_t l = 0; clearance && l < lod->level_count; l++) {
+				uint32_t lc = (lod->count[l] + VKCOL_CLUSTER_SIZE - 1) / VKCOL_CLUSTER_SIZE;
+				vertex_total += lod->count[l];
+				cluster_total += lc + (lc + VKCOL_GROUP_CLUSTERS - 1) / VKCOL_GROUP_CLUSTERS;
+				lod_records++;
+			}
 			cubes[pool_array_index(s->meshes->slots[i].cube.resolution)]++;
 		}
 	pool->ids = core_calloc(env, live ? live : 1, sizeof(uint32_t));
-	records = core_calloc(env, s->meshes->capacity ? s->meshes->capacity : 1, sizeof(*records));
+	uint32_t record_count = s->meshes->capacity + lod_records;
+	records = core_calloc(env, record_count ? record_count : 1, sizeof(*records));
+	pool->lod_first = core_calloc(env, s->meshes->capacity ? s->meshes->capacity : 1, sizeof(uint32_t));
 	host_vertices = core_calloc(env, vertex_total ? vertex_total : 1, 4 * sizeof(float));
 	host_clusters = core_calloc(env, cluster_total ? cluster_total : 1, 4 * sizeof(float));
 	seen = core_calloc(env, max_vertices, sizeof(uint32_t));
@@ -320,7 +344,7 @@ static vkcol_result pool_build(batch_scope *s, bool clearance)
 	host_triangles = core_calloc(env, triangle_total ? triangle_total : 1, 4 * sizeof(uint32_t));
 	// At most one piece per vertex.
 	host_pieces = core_calloc(env, vertex_total ? vertex_total : 1, VKCOL_PIECE_VERTICES * sizeof(uint32_t));
-	if (!pool->ids || !records || !host_vertices || !host_clusters || !seen || !order || !parent || !slot || !host_nodes ||
+	if (!pool->ids || !pool->lod_first || !records || !host_vertices || !host_clusters || !seen || !order || !parent || !slot || !host_nodes ||
 	    !host_triangles || !host_pieces) {
 		res = VKCOL_ERROR_OUT_OF_HOST_MEMORY;
 		goto cleanup;
@@ -351,7 +375,7 @@ static vkcol_result pool_build(batch_scope *s, bool clearance)
 	                      "batch node pool", &pool->nodes));
 	TRY(gpu_buffer_create(s->gpu, (triangle_total ? triangle_total : 1) * 16, texel, GPU_MEMORY_DEVICE,
 	                      "batch triangle pool", &pool->triangles));
-	TRY(gpu_buffer_create(s->gpu, (s->meshes->capacity ? s->meshes->capacity : 1) * sizeof(vkcol_gpu_mesh), texel,
+	TRY(gpu_buffer_create(s->gpu, (record_count ? record_count : 1) * sizeof(vkcol_gpu_mesh), texel,
 	                      GPU_MEMORY_DEVICE, "batch mesh table", &pool->meshes));
 	for (uint32_t k = 0; k < VKCOL_MAP_ARRAYS; k++) {
 		// Unused resolutions get a one-cube placeholder: every binding must
@@ -374,7 +398,7 @@ static vkcol_result pool_build(batch_scope *s, bool clearance)
 	uint32_t next_cube[VKCOL_MAP_ARRAYS] = {0};
 	uint64_t vertex_first = 0;
 	pool->clearance = true;
-	uint32_t cluster_next = 0, node_next = 0, triangle_next = 0, piece_next = 0;
+	uint32_t cluster_next = 0, node_next = 0, triangle_next = 0, piece_next = 0, lod_next = s->meshes->capacity;
 	for (uint32_t i = 0; i < s->meshes->capacity; i++) {
 		mesh_slot *mesh = &s->meshes->slots[i];
 		if (!mesh->used)
@@ -431,10 +455,30 @@ static vkcol_result pool_build(batch_scope *s, bool clearance)
 		    .centre_y = mesh->cpu.centre[1],
 		    .centre_z = mesh->cpu.centre[2],
 		};
+		// Its vertex levels of detail (approx mode's vertex budget): records
+		// after the slots' that differ from the mesh's own only in their
+		// vertices and clusters.
+		for (uint32_t l = 0; clearance && l < mesh->lod.level_count; l++) {
+			vertex_first += r->vertex_count;
+			for (uint32_t v = 0; v < mesh->lod.count[l]; v++)
+				order[v] = (vertex_key){0.0f, mesh->lod.vertices[mesh->lod.first[l] + v]};
+			vkcol_gpu_mesh *lr = &records[lod_next];
+			*lr = *r;
+			lr->vertex_first = (uint32_t)vertex_first;
+			lr->vertex_count = mesh->lod.count[l];
+			lr->cluster_first = cluster_next;
+			lr->cluster_count = (mesh->lod.count[l] + VKCOL_CLUSTER_SIZE - 1) / VKCOL_CLUSTER_SIZE;
+			emit_points(mesh->cpu.positions, order, mesh->lod.count[l], &host_vertices[4 * vertex_first],
+			            host_clusters, &cluster_next);
+			if (l == 0)
+				pool->lod_first[i] = lod_next;
+			r = lr;
+			lod_next++;
+		}
 		node_next += mesh->cpu.tree.node_count;
 		triangle_next += mesh->cpu.triangle_count;
 		piece_next += VKCOL_PIECE_VERTICES * piece_count;
-		vertex_first += used_vertices;
+		vertex_first += r->vertex_count;
 
 		cubemap_image_barrier(s->gpu, cmd, mesh->cube.image, mesh->cube.levels, 6,
 		                      VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
@@ -466,7 +510,7 @@ static vkcol_result pool_build(batch_scope *s, bool clearance)
 	}
 	gpu_barrier_all(s->gpu, cmd);
 	TRY(gpu_submit_once(s->gpu, cmd));
-	TRY(gpu_upload(s->gpu, &pool->meshes, 0, records, (VkDeviceSize)(s->meshes->capacity ? s->meshes->capacity : 1) *
+	TRY(gpu_upload(s->gpu, &pool->meshes, 0, records, (VkDeviceSize)(record_count ? record_count : 1) *
 	                                                   sizeof(vkcol_gpu_mesh)));
 	if (vertex_first)
 		TRY(gpu_upload(s->gpu, &pool->vertices, 0, host_vertices, vertex_first * 16));
@@ -526,4 +570,20 @@ void pool_bind(const batch_pool *pool, const gpu_buffer *pairs, const gpu_buffer
 	bindings[VKCOL_BINDING_VERTICES] = (gpu_binding){&pool->vertices, 0, 0};
 	bindings[VKCOL_BINDING_CLUSTERS] = (gpu_binding){&pool->clusters, 0, 0};
 	bindings[VKCOL_BINDING_RESULTS] = (gpu_binding){results, 0, 0};
+}
+void pool_budget_ids(const batch_scope *s, uint32_t budget, uint32_t *ids)
+{
+	for (uint32_t i = 0; i < s->meshes->capacity; i++) {
+		const mesh_slot *mesh = &s->meshes->slots[i];
+		uint32_t level = mesh->used ? vertex_lod_level(&mesh->lod, budget) : 0;
+		ids[i] = (level == 0 ? i : s->state->pool->lod_first[i] + level - 1) + 1;
+	}
+}
+
+void pool_budget_pairs(const uint32_t *ids, vkcol_gpu_pair *pairs, uint64_t count)
+{
+	for (uint64_t p = 0; p < count; p++) {
+		pairs[p].mesh_a = ids[(pairs[p].mesh_a & MESH_MAX_COUNT) - 1];
+		pairs[p].mesh_b = ids[(pairs[p].mesh_b & MESH_MAX_COUNT) - 1];
+	}
 }

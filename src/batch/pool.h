@@ -24,6 +24,8 @@ struct batch_pool {
 	gpu_buffer nodes;     // every mesh's tree nodes (pool_node), absolute indices (exact mode)
 	gpu_buffer triangles; // uvec4 (v0, v1, v2, original) in tree order, absolute vertex indices
 	gpu_buffer pieces;    // VKCOL_PIECE_VERTICES extreme vertices (absolute) per connected piece of each mesh
+	uint32_t *lod_first;  // per slot with vertex levels of detail (approx mode): the record of its level 1
+	                      // (its others follow)
 	uint32_t max_depth;   // deepest tree among the live meshes
 	bool clearance;       // every live mesh's clearance field is in `clusters` (approx mode reads them)
 	pool_cube_array arrays[VKCOL_MAP_ARRAYS];
@@ -48,3 +50,12 @@ void pool_views(const batch_pool *pool, VkImageView views[VKCOL_MAP_ARRAYS]);
 // chunk's pairs and results, and the pool's mesh records, vertices and
 // clusters, into bindings (indexed by binding number).
 void pool_bind(const batch_pool *pool, const gpu_buffer *pairs, const gpu_buffer *results, gpu_binding *bindings);
+
+// Approx mode's vertex budget (vkcol_batch_desc.vertex_budget): into ids
+// (the mesh table's capacity), per live slot, the id that names in the pool
+// the record of the level of detail the budget picks (vertex_lod.h); read
+// with a mesh_index_mask of all ones.
+void pool_budget_ids(const batch_scope *s, uint32_t budget, uint32_t *ids);
+
+// Rewrites the mesh ids of count device pairs through pool_budget_ids' ids.
+void pool_budget_pairs(const uint32_t *ids, vkcol_gpu_pair *pairs, uint64_t count);

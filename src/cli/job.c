@@ -481,12 +481,15 @@ bool job_parse(const char *text, size_t len, const char *base_dir, job_spec *out
 			} else if (strcmp(key, "mip") == 0) {
 				ok = get_uint(&p, v, 0, 10, false, &out->mip);
 				out->has_mip = true;
+			} else if (strcmp(key, "vertex_budget") == 0) {
+				ok = get_uint(&p, v, 0, UINT32_MAX, false, &out->vertex_budget);
+				out->has_vertex_budget = true;
 			} else {
 				char quoted[48];
 				snprintf(quoted, sizeof(quoted), "%.40s", key);
 				ok = fail_at(&p, true,
-				             "unknown key '%s' (known: meshes, pairs, poses, mode, resolution, mip, output, format, "
-				             "penetration)",
+				             "unknown key '%s' (known: meshes, pairs, poses, mode, resolution, mip, vertex_budget, "
+				             "output, format, penetration)",
 				             quoted);
 			}
 			pop(&p);

@@ -9,6 +9,7 @@
 //     "mode": "exact",             or "approx"
 //     "resolution": 64,            cube map of meshes that do not set their own
 //     "mip": 0,
+//     "vertex_budget": 0,          approx mode: vertices tested per mesh at most (0 = all)
 //     "output": "results.csv",
 //     "format": "csv",             csv, jsonl or npy; default from the output's extension
 //     "penetration": false         add the penetration column
@@ -44,6 +45,8 @@ typedef struct job_spec {
 	uint32_t resolution;             // 0 = not given
 	uint32_t mip;
 	bool has_mip;
+	uint32_t vertex_budget;
+	bool has_vertex_budget;
 	bool penetration; // add the penetration column
 } job_spec;
 

@@ -97,6 +97,8 @@ static const char *const run_help[] = {
 	"  --mode MODE         exact (default) or approx\n"
 	"  --resolution N      cube map of meshes that set none (default 64)\n"
 	"  --mip N             cube-map mip level approx mode samples (default 0)\n"
+	"  --vertex-budget N   approx mode: test at most about N vertices of each mesh\n"
+	"                      (0 = all, the default; collide --help says more)\n"
 	"  --shard K/N         answer only shard K (from 0) of N, to OUT with\n"
 	"                      .shard-K-of-N before its extension; --shard slurm takes\n"
 	"                      K and N from SLURM_ARRAY_TASK_ID (less _MIN) and\n"
@@ -122,7 +124,8 @@ static const char *const run_help[] = {
 const command run_command = {
 	"run",
 	"JOB [--pairs FILE] [--poses FILE] [--out FILE] [--format csv|jsonl|npy]\n"
-	"                     [--mode exact|approx] [--resolution N] [--mip N] [--shard K/N|slurm]\n"
+	"                     [--mode exact|approx] [--resolution N] [--mip N] [--vertex-budget N]\n"
+	"                     [--shard K/N|slurm]\n"
 	"                     [--resume] [--threads N] [--block N] [--penetration] [--verify]\n"
 	"                     [--progress SECONDS] [--quiet]",
 	"run a job file: many meshes, a pairs file, resumable and shardable",
@@ -155,8 +158,8 @@ static void catch_interrupts(bool on)
 typedef struct run_args {
 	const char *job;
 	const char *pairs, *poses, *out, *format, *mode, *shard;
-	uint32_t resolution, mip, threads, block;
-	bool has_resolution, has_mip, resume, quiet, verify, penetration;
+	uint32_t resolution, mip, threads, block, vertex_budget;
+	bool has_resolution, has_mip, has_vertex_budget, resume, quiet, verify, penetration;
 	double progress_s;
 } run_args;
 
@@ -190,7 +193,7 @@ typedef struct job_run {
 	result_format format;
 	bool npy_input;
 	vkcol_mode mode;
-	uint32_t mip;
+	uint32_t mip, vertex_budget;
 	const char *pairs_name, *poses_name;
 	int pairs_fd, poses_fd;
 	npy_info pairs_npy, poses_npy;
@@ -1084,6 +1087,7 @@ static void device_loop(job_run *jr)
 			bd.pair_count = n;
 			bd.mode = jr->mode;
 			bd.mip_level = jr->mip;
+			bd.vertex_budget = jr->vertex_budget;
 			bd.progress = on_chunk;
 			double t0 = now_seconds();
 			r = vkcol_batch_run(jr->ctx, &bd, s->results);
@@ -1260,6 +1264,11 @@ static int parse_run_args(const command *cmd, int argc, char **argv, run_args *a
 			if (!parse_u32(value, 0, 10, &a->mip))
 				return usage_error(cmd, "--mip wants an integer in 0..10, not '%s'", value ? value : "");
 			a->has_mip = true;
+		} else if (match_value_option(argc, argv, &i, "--vertex-budget", &value)) {
+			if (!parse_u32(value, 0, UINT32_MAX, &a->vertex_budget))
+				return usage_error(cmd, "--vertex-budget wants an integer in 0..%u, not '%s'", UINT32_MAX,
+				                   value ? value : "");
+			a->has_vertex_budget = true;
 		} else if (match_value_option(argc, argv, &i, "--shard", &value)) {
 			if (!value || !*value)
 				return usage_error(cmd, "--shard wants K/N (K from 0) or slurm");
@@ -1528,6 +1537,7 @@ static int cmd_run(const command *cmd, int argc, char **argv)
 	uint32_t resolution = args.has_resolution ? args.resolution : job.resolution ? job.resolution : DEFAULT_RESOLUTION;
 	jr.mip = args.has_mip ? args.mip : job.mip;
 	jr.mode = strcmp(mode, "approx") == 0 ? VKCOL_MODE_APPROX : VKCOL_MODE_EXACT;
+	jr.vertex_budget = args.has_vertex_budget ? args.vertex_budget : job.vertex_budget;
 	const char *format = args.format ? args.format : job.format;
 	if (!format)
 		format = has_suffix(out, ".npy") ? "npy" : (has_suffix(out, ".jsonl") || has_suffix(out, ".ndjson")) ? "jsonl" : "csv";
@@ -1542,6 +1552,11 @@ static int cmd_run(const command *cmd, int argc, char **argv)
 	uint32_t shard = 0, shards = 1;
 	if (args.shard && (status = parse_shard(cmd, args.shard, &shard, &shards)) != 0)
 		goto done;
+	if (jr.vertex_budget != 0 && jr.mode != VKCOL_MODE_APPROX) {
+		status = usage_error(cmd, "a vertex budget (%s) needs approx mode: exact mode tests triangles, not vertices",
+		                     args.has_vertex_budget ? "--vertex-budget" : "the job's \"vertex_budget\"");
+		goto done;
+	}
 	if (jr.npy_input && !poses) {
 		status = usage_error(cmd, "the pairs file %s is .npy: the poses come from an .npy too (\"poses\" in the job, "
 		                          "or --poses)", pairs);
@@ -1659,6 +1674,11 @@ static int cmd_run(const command *cmd, int argc, char **argv)
 	                 FINGERPRINT_VERSION, VKCOL_VERSION_MAJOR, VKCOL_VERSION_MINOR, VKCOL_VERSION_PATCH, mode, jr.mip,
 	                 format, with_penetration);
 	XXH3_64bits_update(fp, line, (size_t)n);
+	if (jr.vertex_budget != 0) {
+		// Only then: results written before the budget existed still resume.
+		n = snprintf(line, sizeof(line), "vertex_budget %u\n", jr.vertex_budget);
+		XXH3_64bits_update(fp, line, (size_t)n);
+	}
 	catch_interrupts(true);
 	uint64_t pairs_hash = 0;
 	if (jr.npy_input) {
@@ -1837,6 +1857,7 @@ static int cmd_run(const command *cmd, int argc, char **argv)
 		bd.pair_count = 1;
 		bd.mode = jr.mode;
 		bd.mip_level = jr.mip;
+		bd.vertex_budget = jr.vertex_budget;
 		r = vkcol_batch_run(jr.ctx, &bd, &res);
 		if (r != VKCOL_SUCCESS) {
 			status = report_failure(&log, "cannot run a batch", r);

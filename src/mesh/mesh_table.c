@@ -61,6 +61,7 @@ static void slot_release(mesh_table *t, gpu_device *gpu, mesh_slot *slot)
 	cubemap_destroy(gpu, &slot->cube);
 	core_free(t->env, slot->cone_bounds);
 	clearance_free(t->env, &slot->clearance);
+	vertex_lod_free(t->env, &slot->lod);
 	mesh_cpu_free(t->env, &slot->cpu);
 	uint32_t generation = slot->generation;
 	memset(slot, 0, sizeof(*slot));

@@ -7,6 +7,7 @@
 
 #include "geometry/clearance.h"
 #include "geometry/reference.h"
+#include "geometry/vertex_lod.h"
 #include "gpu/memory.h"
 #include "mesh/cubemap.h"
 #include "pipelines.h"
@@ -33,6 +34,8 @@ typedef struct mesh_slot {
 	// Built by the first approx batch that needs it (batch/pool.c), freed
 	// with the slot.
 	clearance_field clearance;
+	// Likewise: approx mode's vertex levels of detail (its vertex budget).
+	vertex_lod lod;
 } mesh_slot;
 
 typedef struct mesh_table {
