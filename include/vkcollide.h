@@ -74,6 +74,10 @@ typedef enum vkcol_result {
 	VKCOL_ERROR_INVALID_HANDLE = -13,
 	/// A progress callback asked to stop; results already answered are kept.
 	VKCOL_ERROR_INTERRUPTED = -14,
+	/// A vkcol_gpu_batch created before a mesh of its context was created or
+	/// destroyed: its pool no longer holds the context's meshes. Destroy it
+	/// and create another.
+	VKCOL_ERROR_OUT_OF_DATE = -15,
 } vkcol_result;
 
 /// Short English description of a result, e.g. "index out of range". Never
@@ -117,9 +121,15 @@ typedef enum vkcol_validation {
 /// none of them and destroys none of them. The device must have been created
 /// with API version >= 1.1, the imageCubeArray feature enabled (batches sample
 /// cube-array images), and a queue of queue_family_index supporting compute.
+/// vkcol_context_create checks what it can see: a physical device below
+/// Vulkan 1.1 or without imageCubeArray (or without shaderFloat64 or
+/// synchronization2 when those are claimed below) is VKCOL_ERROR_UNSUPPORTED,
+/// logged with the missing feature's name. Whether a feature was enabled at
+/// vkCreateDevice cannot be queried: the validation layer reports its use.
 /// Vulkan requires a queue's submissions to be externally synchronized: the
 /// caller must not submit to queue (queue_family_index, queue_index) while a
-/// library call that submits runs (vkcol_mesh_create, vkcol_batch_run). Each
+/// library call that submits runs (vkcol_mesh_create, vkcol_batch_run,
+/// vkcol_gpu_batch_create; vkcol_batch_record submits nothing). Each
 /// such call waits for its own work before it returns, never for the
 /// caller's, and vkcol_context_destroy does not wait for the device to idle.
 typedef struct vkcol_external_device {
@@ -136,7 +146,33 @@ typedef struct vkcol_external_device {
 	/// answered by the CPU reference: the same answers, slower. Setting it
 	/// for a physical device without the feature is VKCOL_ERROR_UNSUPPORTED.
 	bool shader_float64;
+	/// The device was created with the synchronization2 feature enabled
+	/// (Vulkan 1.3, or VK_KHR_synchronization2): the barriers the library
+	/// records, in its own command buffers and in vkcol_batch_record's, are
+	/// vkCmdPipelineBarrier2. false: vkCmdPipelineBarrier (Vulkan 1.1).
+	/// Setting it for a physical device without the feature is
+	/// VKCOL_ERROR_UNSUPPORTED.
+	bool synchronization2;
 } vkcol_external_device;
+
+/// How the library runs the CPU work it splits into independent tasks: today
+/// the clearance fields of approx mode (see vkcol_batch_run), built by
+/// vkcol_gpu_batch_create or the first approx vkcol_batch_run after a mesh
+/// was created. Nothing else in the library starts a thread.
+typedef enum vkcol_threads {
+	/// Threads of the library's own: one per online core (up to 16, the
+	/// calling thread among them), started and joined within the call.
+	VKCOL_THREADS_DEFAULT = 0,
+	/// The calling thread only: the library never starts a thread.
+	VKCOL_THREADS_CALLER = 1,
+} vkcol_threads;
+
+/// A caller's job system: calls task(task_user, i) exactly once for each i
+/// in 0 .. count - 1, on any threads, in any order and concurrency, and
+/// returns only when every call has returned. The tasks only read shared
+/// data and write disjoint outputs; they call nothing that may block.
+typedef void (*vkcol_parallel_fn)(void *user, uint32_t count, void (*task)(void *task_user, uint32_t index),
+                                  void *task_user);
 
 typedef struct vkcol_context_desc {
 	vkcol_allocator allocator;  ///< zero = libc
@@ -151,6 +187,11 @@ typedef struct vkcol_context_desc {
 	vkcol_validation validation; ///< 0 = from VKCOLLIDE_VALIDATION
 	/// NULL = the library creates its own instance and device.
 	const vkcol_external_device *external;
+	vkcol_threads threads;      ///< 0 = the library's own threads (vkcol_threads); ignored when parallel is set
+	/// NULL = as `threads` says. Else the library's parallel CPU work goes
+	/// through it, called on the thread that called into the library.
+	vkcol_parallel_fn parallel;
+	void *parallel_user;        ///< passed to parallel
 } vkcol_context_desc;
 
 typedef struct vkcol_context vkcol_context;
@@ -423,7 +464,10 @@ typedef struct vkcol_pair_result {
 	/// exact traversal decided. The search stops at the first
 	/// witness, so this is a lower bound, not the deepest penetration.
 	float penetration;
-	uint32_t triangle_pairs; ///< exact mode: intersecting triangle pairs found; 0 in approx mode
+	/// Exact mode: intersecting triangle pairs found; 0 in approx mode. For
+	/// a pair vkcol_batch_record left undecided (stage VKCOL_STAGE_NONE,
+	/// collide 0): why, a vkcol_undecided value.
+	uint32_t triangle_pairs;
 } vkcol_pair_result;
 
 /// Called after each chunk with the number of pairs answered so far (results
@@ -577,7 +621,7 @@ typedef struct vkcol_batch_desc {
 /// are in place, the rest have stage VKCOL_STAGE_NONE. The context's meshes
 /// are copied into shared pools the first time a batch runs after a mesh was
 /// created or destroyed. The first approx batch to do so also builds, on the
-/// CPU (one short-lived thread per core, up to 16) and once per mesh, a
+/// CPU (as vkcol_context_desc.threads and .parallel say) and once per mesh, a
 /// field approx mode culls by (CPU work of the order of the mesh's
 /// vkcol_mesh_create at the default resolution, up to 128 KiB of device
 /// memory); exact batches never build it. Each pool must fit one storage binding
@@ -593,6 +637,192 @@ typedef struct vkcol_batch_desc {
 /// a power of two); the next approx batch of another size replaces them,
 /// vkcol_context_destroy frees them.
 VKCOL_API vkcol_result vkcol_batch_run(vkcol_context *ctx, const vkcol_batch_desc *desc, vkcol_pair_result *results);
+
+// ---------------------------------------------------------------------------
+// Recorded queries: a query recorded into the caller's command buffer
+// (renderers)
+//
+// A vkcol_gpu_batch holds what recording needs, made once: the meshes' pool
+// (as vkcol_batch_run's), the pipelines, the descriptor sets and its own
+// scratch for chunks of pairs. vkcol_batch_record then records a whole
+// query, approx or exact, into the caller's command buffer: pairs read from
+// the caller's buffer, one answer per pair written to the caller's buffer. It
+// never submits, waits, allocates host memory or creates Vulkan objects, so
+// it can run every frame. Only a context on the caller's device
+// (vkcol_context_desc.external) can record; the command buffer must come
+// from a pool of the context's queue family.
+//
+// Synchronization: the library records both barriers around the query.
+// The first makes every write of desc->wait_stages (and of the library's
+// earlier commands) available and visible to the query's reads and writes;
+// the last makes the query's writes (the results and summary) available and
+// visible to every read and write of desc->signal_stages. The query reads
+// the pairs and the count, and writes the results and the summary, with
+// transfer commands (vkCmdCopyBuffer, VK_PIPELINE_STAGE_TRANSFER_BIT), and
+// works in between in compute shaders on its own buffers. The barriers are
+// vkCmdPipelineBarrier2 when the device has synchronization2 enabled
+// (vkcol_external_device.synchronization2), else vkCmdPipelineBarrier. A
+// batch's scratch is used by one query at a time: its recordings may follow
+// each other in one command buffer, or in several on one queue (each waits
+// for the one before); recordings of one batch must not run at once on
+// several queues. Distinct batches share nothing written: two queries on
+// distinct batches never trample each other.
+//
+// Threads and blocking: every library call runs on the calling thread and
+// returns when its work is done. vkcol_context_create, vkcol_mesh_create,
+// vkcol_gpu_batch_create and vkcol_batch_run submit to the context's queue
+// and wait for that work (milliseconds for a mesh of thousands of triangles;
+// a batch, in proportion to its pairs); CPU work they split into tasks runs
+// as vkcol_context_desc.threads and .parallel say. vkcol_gpu_batch_create
+// builds the pool when the meshes changed since the last one (CPU work in
+// proportion to the meshes' vertices and triangles, and in approx mode each
+// new mesh's clearance field and vertex levels of detail, of the order of
+// its vkcol_mesh_create). Recorded approx queries test every vertex: there
+// is no vertex budget (vkcol_batch_desc.vertex_budget) for them yet.
+// vkcol_batch_record, vkcol_gpu_batch_get_info and vkcol_gpu_batch_destroy
+// never block: recording costs host time in proportion to the commands it
+// records (about 30 per chunk in approx mode; in exact mode about 26 per
+// traversal level per chunk, twice the deepest tree's depth + 4 levels).
+
+/// A recorded query's batch: pool, pipelines, descriptor sets and scratch.
+typedef struct vkcol_gpu_batch vkcol_gpu_batch;
+
+typedef struct vkcol_gpu_batch_desc {
+	vkcol_mode mode;      ///< 0 = VKCOL_MODE_EXACT
+	/// The most pairs one recording answers, >= 1. Memory does not grow
+	/// with it past one chunk: chunks run one after another on the scratch.
+	uint32_t max_pairs;
+	uint32_t mip_level;   ///< approx mode's cube-map mip level (vkcol_batch_desc.mip_level)
+	uint32_t flags;       ///< vkcol_batch_flags, 0 = none
+	/// Pairs per chunk of the recorded commands, at most max_pairs. 0 = 65,536
+	/// in approx mode, 8,192 in exact mode (fewer where the device's limits
+	/// ask). Each chunk records its own passes and barriers, so larger
+	/// chunks record fewer commands; in exact mode a chunk's pairs share its
+	/// traversal frontiers, so larger chunks leave more pairs undecided
+	/// (VKCOL_UNDECIDED_SCRATCH) when many pairs are in near contact.
+	uint32_t chunk_pairs;
+} vkcol_gpu_batch_desc;
+
+/// Makes a batch for recorded queries on the context's current meshes:
+/// builds the pool when they changed (see "Threads and blocking" above),
+/// creates the pipelines, the descriptor sets and the scratch, and waits
+/// for its device work. The batch belongs to the context;
+/// vkcol_context_destroy frees it too. Device memory, as vkcol_gpu_batch_info
+/// reports, in proportion to the chunk: about 400 bytes per chunk pair in
+/// approx mode (26 MiB for a chunk of 2^16), about 12 KiB in exact mode (its
+/// two traversal frontiers: 98 MiB for a chunk of 8,192), within the
+/// device's binding limits.
+/// Errors: VKCOL_ERROR_INVALID_ARGUMENT (no external device, no mesh, a
+/// desc field out of range), VKCOL_ERROR_TOO_LARGE (the pool: as
+/// vkcol_batch_run), memory and device errors. *out is NULL on failure.
+VKCOL_API vkcol_result vkcol_gpu_batch_create(vkcol_context *ctx, const vkcol_gpu_batch_desc *desc,
+                                              vkcol_gpu_batch **out);
+
+/// Frees the batch. Waits for nothing: no submitted command buffer that
+/// recorded it may still be pending (as for any Vulkan object). NULL is
+/// accepted; a batch of another context is logged and ignored.
+VKCOL_API void vkcol_gpu_batch_destroy(vkcol_context *ctx, vkcol_gpu_batch *batch);
+
+typedef struct vkcol_gpu_batch_info {
+	vkcol_mode mode;
+	uint32_t max_pairs;
+	uint32_t chunk_pairs;     ///< pairs per chunk of the recorded commands
+	uint32_t chunks;          ///< chunks a recording of max_pairs pairs runs
+	uint64_t device_bytes;    ///< device memory the batch holds, its pool not counted
+	/// The shaders compose the poses in double (exact mode, shaderFloat64):
+	/// pairs go as given, whatever their distance from the origin. false:
+	/// in float, from the poses as given (a pair of a mesh the library
+	/// recentred is first made relative, in float): unlike vkcol_batch_run,
+	/// which makes pairs far from the origin relative in double on the host,
+	/// poses far from the origin lose float precision. Keep them near it.
+	bool poses_in_double;
+} vkcol_gpu_batch_info;
+
+VKCOL_API vkcol_result vkcol_gpu_batch_get_info(const vkcol_gpu_batch *batch, vkcol_gpu_batch_info *out);
+
+/// Why vkcol_batch_record left a pair undecided (vkcol_pair_result.
+/// triangle_pairs of a result with stage VKCOL_STAGE_NONE). vkcol_batch_run
+/// on the pair answers it (or, for an invalid pair, logs what is wrong).
+typedef enum vkcol_undecided {
+	/// Exact mode: the pair's traversal overflowed the batch's frontier
+	/// (vkcol_batch_run reruns it in smaller chunks).
+	VKCOL_UNDECIDED_SCRATCH = 1,
+	/// Exact mode: float arithmetic could not decide it (see
+	/// vkcol_batch_stats.float_undecided).
+	VKCOL_UNDECIDED_FLOAT = 2,
+	/// A mesh id that is not a live mesh of the batch, a non-finite pose or
+	/// a zero quaternion.
+	VKCOL_UNDECIDED_INVALID = 3,
+} vkcol_undecided;
+
+/// What a recorded query answered, written to vkcol_record_desc.summary
+/// (std430: four uint32).
+typedef struct vkcol_record_summary {
+	uint32_t pairs;      ///< pairs answered: the count, at most pair_count
+	uint32_t collisions; ///< pairs answered "collide"
+	uint32_t undecided;  ///< pairs left undecided (stage VKCOL_STAGE_NONE), the invalid ones included
+	uint32_t invalid;    ///< of those, the invalid pairs (VKCOL_UNDECIDED_INVALID)
+} vkcol_record_summary;
+
+typedef struct vkcol_record_desc {
+	vkcol_gpu_batch *batch;
+	/// The pairs: pair_count vkcol_pair records from pairs_offset, read on
+	/// the device when the commands run. vkcol_pair's C layout is the std430
+	/// layout, 64 bytes: uint mesh_a, mesh_b (vkcol_mesh ids); float
+	/// qa_w, qa_x, qa_y, qa_z, ta_x, ta_y, ta_z, qb_w, qb_x, qb_y, qb_z,
+	/// tb_x, tb_y, tb_z. Needs VK_BUFFER_USAGE_TRANSFER_SRC_BIT.
+	VkBuffer pairs;
+	VkDeviceSize pairs_offset;
+	/// Pairs recorded, 0 .. the batch's max_pairs: the recorded commands copy
+	/// this many and write as many results.
+	uint32_t pair_count;
+	/// VK_NULL_HANDLE: every recorded pair is answered. Else a uint32 at
+	/// count_offset, read on the device when the commands run: pairs from
+	/// that count (clamped to pair_count) on are not answered, and their
+	/// results are written as zeros (stage VKCOL_STAGE_NONE, triangle_pairs
+	/// 0). Needs VK_BUFFER_USAGE_TRANSFER_SRC_BIT. The commands of every
+	/// chunk up to pair_count are recorded either way.
+	VkBuffer count_buffer;
+	VkDeviceSize count_offset;
+	/// The answers: pair_count vkcol_pair_result records (16 bytes: uint
+	/// collide, stage; float penetration; uint triangle_pairs) from
+	/// results_offset. Needs VK_BUFFER_USAGE_TRANSFER_DST_BIT.
+	VkBuffer results;
+	VkDeviceSize results_offset;
+	/// VK_NULL_HANDLE or where a vkcol_record_summary goes. Needs
+	/// VK_BUFFER_USAGE_TRANSFER_DST_BIT.
+	VkBuffer summary;
+	VkDeviceSize summary_offset;
+	/// The stages whose writes the query waits for (those that wrote the
+	/// pairs or the count, and those that last read the results). 0 =
+	/// VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT. Host writes need no stage: a
+	/// submission makes them visible.
+	VkPipelineStageFlags2 wait_stages;
+	/// The stages that wait for the query (those that read the results or
+	/// the summary, and those that next write the pairs or the count). 0 =
+	/// ALL_COMMANDS | HOST (HOST: the results read through a mapping after
+	/// the submission's fence). Without synchronization2, both masks must
+	/// be Vulkan 1.1 stages (bits below 2^32).
+	VkPipelineStageFlags2 signal_stages;
+} vkcol_record_desc;
+
+/// Records desc->batch's query into cmd (a primary or secondary command
+/// buffer in the recording state, outside a render pass), with the barriers
+/// described above; submits nothing and waits for nothing. The answers are
+/// those of vkcol_batch_run on the same pairs (the same passes run), except
+/// that a pair vkcol_batch_run would rerun or answer on the CPU is left
+/// undecided (vkcol_undecided), never answered wrong, and invalid pairs are
+/// answered undecided rather than refused. The commands of every chunk up
+/// to pair_count are recorded, whatever the count the device reads (see
+/// "Threads and blocking" above for their number); their device time
+/// grows with the pairs answered. Errors (nothing is recorded):
+/// VKCOL_ERROR_INVALID_ARGUMENT
+/// (NULL, a batch of another context, pair_count above max_pairs, stage
+/// bits the device's barriers cannot take), VKCOL_ERROR_OUT_OF_DATE (a mesh
+/// was created or destroyed since the batch was made). The caller's buffers
+/// and their offsets are not checked beyond VK_NULL_HANDLE: the validation
+/// layer reports a copy past a buffer's end.
+VKCOL_API vkcol_result vkcol_batch_record(vkcol_context *ctx, VkCommandBuffer cmd, const vkcol_record_desc *desc);
 
 #ifdef __cplusplus
 }

@@ -31,6 +31,7 @@ assimp-testmodels
 python3
 libjson-c-dev
 libxxhash-dev
+libpng-dev
 clang
 libclang-rt-dev
 python3-numpy

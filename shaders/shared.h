@@ -71,6 +71,63 @@
 #define VKCOL_EXACT_BINDING_LIST 16
 #define VKCOL_EXACT_BINDINGS 17
 
+// Recorded queries (vkcol_batch_record; src/batch/record.c, record.comp):
+// before each chunk's passes a prepare pass checks the chunk's pairs (in the
+// batch's buffer, copied from the caller's) and puts a stand-in pair where a
+// pair is invalid or past the count the device reads; after them a finish
+// pass turns the answers into the public ones and adds up the summary. Its
+// bindings: the chunk's pairs and the mesh table (storage), the live mesh
+// id of every mesh slot, the record's state, the chunk's results.
+#define VKCOL_RECORD_BINDING_PAIRS 0
+#define VKCOL_RECORD_BINDING_MESHES 1
+#define VKCOL_RECORD_BINDING_IDS 2
+#define VKCOL_RECORD_BINDING_STATE 3
+#define VKCOL_RECORD_BINDING_RESULTS 4
+#define VKCOL_RECORD_BINDINGS 5
+// The record's state (words): the query's count (the caller's, copied, or
+// the recorded one), the indirect dispatch of the chunk's per-pair passes
+// (x, y, z) and the chunk's pairs, the summary (vkcol_gpu_summary) the
+// finish passes add to, then one VKCOL_SLOT_* per pair slot of a chunk.
+#define VKCOL_RECORD_COUNT 0
+#define VKCOL_RECORD_ARGS 4
+#define VKCOL_RECORD_CHUNK_PAIRS 7
+#define VKCOL_RECORD_SUMMARY 8
+#define VKCOL_RECORD_SLOTS 12
+#define VKCOL_SLOT_PAIR 0u    // a valid pair
+#define VKCOL_SLOT_INVALID 1u // an invalid pair, replaced by the stand-in
+#define VKCOL_SLOT_PAST 2u    // past the count (the stand-in up to a whole workgroup)
+
+// vkcol_gpu_summary (vkcol_batch_record's): what the query answered.
+VKCOL_STRUCT(vkcol_gpu_summary) {
+	VKCOL_U32 pairs;      // the count, clamped to the recorded pairs
+	VKCOL_U32 collisions; // pairs answered "collide"
+	VKCOL_U32 undecided;  // pairs left undecided (stage NONE), the invalid ones included
+	VKCOL_U32 invalid;    // pairs that were invalid
+} VKCOL_STRUCT_END(vkcol_gpu_summary)
+
+// vkcol_pair_result.triangle_pairs of a recorded pair left undecided (the
+// public vkcol_undecided values).
+#define VKCOL_GPU_UNDECIDED_SCRATCH 1u
+#define VKCOL_GPU_UNDECIDED_FLOAT 2u
+#define VKCOL_GPU_UNDECIDED_INVALID 3u
+
+// Push constants of record.comp.
+VKCOL_STRUCT(vkcol_record_params) {
+	VKCOL_U32 chunk_first;     // the chunk's first pair in the query
+	VKCOL_U32 chunk_slots;     // pair slots the chunk copies in and out
+	VKCOL_U32 pair_count;      // pairs recorded: the count is clamped to it
+	VKCOL_U32 mesh_index_mask; // id -> slot: (id & mask) - 1
+	VKCOL_U32 mesh_slots;      // entries of the ids binding
+	VKCOL_U32 flags;           // VKCOL_RECORD_RELATIVE
+	VKCOL_U32 stand_in_mesh;   // a live mesh id: the stand-in pair is this mesh against itself,
+	VKCOL_F32 stand_in_apart;  // B this far along x from A, beyond their bounding spheres
+} VKCOL_STRUCT_END(vkcol_record_params)
+
+// vkcol_record_params.flags: a pair of a recentred mesh goes as B's pose in
+// A's stored frame, A at the identity (the float frames of approx mode and
+// of exact mode without shaderFloat64 do not add the centres back).
+#define VKCOL_RECORD_RELATIVE 1u
+
 // The deepest tree level (root = 0) of a mesh: vkcol_mesh_desc.max_depth's
 // bound, which the trees' walks size their stacks by (aabb_tree.h,
 // tree_walk.glsl).
@@ -402,6 +459,8 @@ _Static_assert(sizeof(vkcol_gpu_pair) == 64, "std430 layout of vkcol_gpu_pair");
 _Static_assert(sizeof(vkcol_gpu_result) == 16, "std430 layout of vkcol_gpu_result");
 _Static_assert(sizeof(vkcol_approx_params) == 24, "push constant layout");
 _Static_assert(sizeof(vkcol_exact_params) == 36, "push constant layout");
+_Static_assert(sizeof(vkcol_record_params) == 32, "push constant layout");
+_Static_assert(sizeof(vkcol_gpu_summary) == 16, "std430 layout of vkcol_gpu_summary");
 _Static_assert(sizeof(vkcol_gpu_node) == 32, "std430 layout of vkcol_gpu_node");
 _Static_assert(sizeof(vkcol_gpu_triangle) == 16, "std430 layout of vkcol_gpu_triangle");
 _Static_assert(sizeof(vkcol_gpu_vertex) == 16, "std430 layout of vkcol_gpu_vertex");

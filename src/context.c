@@ -23,6 +23,11 @@ VKCOL_API vkcol_result vkcol_context_create(const vkcol_context_desc *desc, vkco
 		CORE_ERROR(&env, "vkcol_context_desc.validation: %d is not a vkcol_validation value", (int)desc->validation);
 		return VKCOL_ERROR_INVALID_ARGUMENT;
 	}
+	if (desc->threads > VKCOL_THREADS_CALLER) {
+		CORE_ERROR(&env, "vkcol_context_desc.threads: %d is not a vkcol_threads value", (int)desc->threads);
+		return VKCOL_ERROR_INVALID_ARGUMENT;
+	}
+	core_env_set_parallel(&env, desc->threads, desc->parallel, desc->parallel_user);
 	vkcol_context *ctx = core_calloc(&env, 1, sizeof(*ctx));
 	if (!ctx)
 		return VKCOL_ERROR_OUT_OF_HOST_MEMORY;
@@ -45,7 +50,9 @@ VKCOL_API void vkcol_context_destroy(vkcol_context *ctx)
 	// the meshes, the meshes' maps were built with the pipelines, and all
 	// of them live on the device.
 	gpu_device_wait_idle(&ctx->gpu);
-	batch_state_free(&ctx->gpu, &ctx->batch);
+	batch_scope scope;
+	batch_scope_of(ctx, &scope);
+	batch_state_free(&scope);
 	mesh_table_destroy(&ctx->meshes, &ctx->gpu);
 	pipeline_table_destroy(&ctx->gpu, &ctx->pipelines);
 	gpu_device_destroy(&ctx->gpu);

@@ -1,12 +1,16 @@
 // SPDX-License-Identifier: MIT
 // Allocation through the caller's hooks (or libc), logging through the
-// caller's logger (or stderr), and the names of results.
+// caller's logger (or stderr), parallel tasks (the caller's job system, the
+// calling thread, or short-lived threads of the library's own), and the
+// names of results.
 #include "core.h"
 
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static void *libc_alloc(void *user, size_t size)
 {
@@ -41,6 +45,55 @@ void core_env_init(core_env *env, const vkcol_allocator *allocator, vkcol_log_fn
 	env->log = log ? log : stderr_log;
 	env->log_user = log ? log_user : NULL;
 	env->level = (level == VKCOL_LOG_DEFAULT || level > VKCOL_LOG_DEBUG) ? VKCOL_LOG_WARNING : level;
+}
+
+void core_env_set_parallel(core_env *env, vkcol_threads threads, vkcol_parallel_fn parallel, void *parallel_user)
+{
+	env->threads = threads;
+	env->parallel = parallel;
+	env->parallel_user = parallel ? parallel_user : NULL;
+}
+
+// One thread's share of core_parallel_for: tasks first, first + stride, ...
+typedef struct parallel_share {
+	void (*task)(void *user, uint32_t index);
+	void *user;
+	uint32_t first, stride, count;
+} parallel_share;
+
+static void *run_share(void *arg)
+{
+	const parallel_share *share = arg;
+	for (uint32_t i = share->first; i < share->count; i += share->stride)
+		share->task(share->user, i);
+	return NULL;
+}
+
+void core_parallel_for(const core_env *env, uint32_t count, void (*task)(void *user, uint32_t index), void *user)
+{
+	if (count == 0)
+		return;
+	if (env->parallel) {
+		env->parallel(env->parallel_user, count, task, user);
+		return;
+	}
+	long cores = env->threads == VKCOL_THREADS_CALLER ? 1 : sysconf(_SC_NPROCESSORS_ONLN);
+	uint32_t width = cores < 1 ? 1 : cores > (long)CORE_MAX_THREADS ? CORE_MAX_THREADS : (uint32_t)cores;
+	width = width > count ? count : width;
+	pthread_t threads[CORE_MAX_THREADS];
+	parallel_share shares[CORE_MAX_THREADS];
+	bool started[CORE_MAX_THREADS] = {false};
+	for (uint32_t i = 0; i < width; i++)
+		shares[i] = (parallel_share){task, user, i, width, count};
+	for (uint32_t i = 1; i < width; i++)
+		started[i] = pthread_create(&threads[i], NULL, run_share, &shares[i]) == 0;
+	run_share(&shares[0]);
+	for (uint32_t i = 1; i < width; i++) {
+		if (started[i])
+			pthread_join(threads[i], NULL);
+		else
+			run_share(&shares[i]);
+	}
 }
 
 void *core_alloc(const core_env *env, size_t size)
@@ -145,6 +198,8 @@ VKCOL_API const char *vkcol_result_string(vkcol_result result)
 		return "invalid handle";
 	case VKCOL_ERROR_INTERRUPTED:
 		return "interrupted";
+	case VKCOL_ERROR_OUT_OF_DATE:
+		return "out of date (a mesh was created or destroyed since)";
 	}
 	return "unknown result";
 }

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
-// Allocation, logging and the TRY macro shared by every part of the library.
-// A core_env is what CPU-only code (tree building, the reference) needs from
-// a context, so that it can run and be tested without a device. (The GPU
-// layer's VK_TRY is in gpu/device.h.)
+// Allocation, logging, parallel CPU work and the TRY macro shared by every
+// part of the library. A core_env is what CPU-only code (tree building, the
+// reference, the clearance fields) needs from a context, so that it can run
+// and be tested without a device. (The GPU layer's VK_TRY is in
+// gpu/device.h.)
 #pragma once
 
 #include "vkcollide.h"
@@ -14,11 +15,28 @@ typedef struct core_env {
 	vkcol_log_fn log;          // never NULL
 	void *log_user;
 	vkcol_log_level level;     // most verbose level delivered
+	vkcol_threads threads;     // how core_parallel_for runs tasks when `parallel` is NULL
+	vkcol_parallel_fn parallel; // the caller's job system, or NULL
+	void *parallel_user;
 } core_env;
 
-// Fills env from the desc fields (NULL hooks = libc, NULL log = stderr).
+// Fills env from the desc fields (NULL hooks = libc, NULL log = stderr);
+// parallel work on the library's own threads (core_env_set_parallel).
 void core_env_init(core_env *env, const vkcol_allocator *allocator, vkcol_log_fn log, void *log_user,
                    vkcol_log_level level);
+
+// How core_parallel_for runs its tasks: through `parallel` when it is not
+// NULL, else as `threads` says (vkcol_context_desc's fields).
+void core_env_set_parallel(core_env *env, vkcol_threads threads, vkcol_parallel_fn parallel, void *parallel_user);
+
+// Calls task(user, i) once for each i < count and returns when all have
+// returned: through the caller's job system, on the calling thread alone, or
+// on up to CORE_MAX_THREADS threads of the library's own (one per online
+// core, the calling thread among them, started and joined here; a thread
+// that cannot be started leaves its tasks to the calling thread). Tasks must
+// not depend on which thread runs them, nor on their order.
+#define CORE_MAX_THREADS 16u
+void core_parallel_for(const core_env *env, uint32_t count, void (*task)(void *user, uint32_t index), void *user);
 
 void *core_alloc(const core_env *env, size_t size);
 // Zero-filled; NULL when count * size overflows.

@@ -63,6 +63,12 @@ static const gpu_binding_type exact_bindings[VKCOL_EXACT_BINDINGS] = {
     [VKCOL_EXACT_BINDING_LIST] = GPU_BINDING_STORAGE,
 };
 
+static const gpu_binding_type record_bindings[VKCOL_RECORD_BINDINGS] = {
+    [VKCOL_RECORD_BINDING_PAIRS] = GPU_BINDING_STORAGE,  [VKCOL_RECORD_BINDING_MESHES] = GPU_BINDING_STORAGE,
+    [VKCOL_RECORD_BINDING_IDS] = GPU_BINDING_STORAGE,    [VKCOL_RECORD_BINDING_STATE] = GPU_BINDING_STORAGE,
+    [VKCOL_RECORD_BINDING_RESULTS] = GPU_BINDING_STORAGE,
+};
+
 // A pipeline layout: its bindings, cube arrays and push constants.
 typedef struct layout {
 	const gpu_binding_type *bindings;
@@ -76,6 +82,7 @@ static const layout approx_layout = {approx_bindings, VKCOL_APPROX_BINDINGS, VKC
                                      sizeof(vkcol_approx_params)};
 static const layout exact_layout = {exact_bindings, VKCOL_EXACT_BINDINGS, VKCOL_MAP_ARRAYS,
                                     sizeof(vkcol_exact_params)};
+static const layout record_layout = {record_bindings, VKCOL_RECORD_BINDINGS, 0, sizeof(vkcol_record_params)};
 
 vkcol_result pipeline_get(gpu_device *gpu, pipeline_table *t, pipeline_id id, uint32_t map_array, gpu_pipeline **out)
 {
@@ -106,6 +113,8 @@ vkcol_result pipeline_get(gpu_device *gpu, pipeline_table *t, pipeline_id id, ui
 	    [PIPELINE_EXACT_WALK_FP64] = {&shader_exact_walk_fp64, &exact_layout, "exact_walk (double)", true},
 	    [PIPELINE_EXACT_CONTAIN_FP64] = {&shader_exact_contain_fp64, &exact_layout, "exact_contain (double)"},
 	    [PIPELINE_EXACT_CONFIRM_FP64] = {&shader_exact_confirm_fp64, &exact_layout, "exact_confirm (double)"},
+	    [PIPELINE_RECORD_PREPARE] = {&shader_record, &record_layout, "record_prepare"},
+	    [PIPELINE_RECORD_FINISH] = {&shader_record_finish, &record_layout, "record_finish"},
 	};
 	*out = NULL;
 	if ((unsigned)id >= PIPELINE_COUNT || map_array > VKCOL_MAP_ARRAYS)

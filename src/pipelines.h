@@ -31,6 +31,9 @@ typedef enum pipeline_id {
 	PIPELINE_EXACT_WALK_FP64,
 	PIPELINE_EXACT_CONTAIN_FP64,
 	PIPELINE_EXACT_CONFIRM_FP64,
+	// A recorded query's passes before and after each chunk's.
+	PIPELINE_RECORD_PREPARE,
+	PIPELINE_RECORD_FINISH, // record.comp, variant 1
 	PIPELINE_COUNT
 } pipeline_id;
 

@@ -107,3 +107,13 @@ static const uint32_t exact_contain_fp64_spv[] = {
 #include "exact_contain_fp64.spv.inc"
 };
 const shader_code shader_exact_contain_fp64 = {exact_contain_fp64_spv, sizeof(exact_contain_fp64_spv)};
+
+static const uint32_t record_spv[] = {
+#include "record.spv.inc"
+};
+const shader_code shader_record = {record_spv, sizeof(record_spv)};
+
+static const uint32_t record_finish_spv[] = {
+#include "record_finish.spv.inc"
+};
+const shader_code shader_record_finish = {record_finish_spv, sizeof(record_finish_spv)};

@@ -34,3 +34,6 @@ extern const shader_code shader_exact_search_fp64;
 extern const shader_code shader_exact_walk_fp64;
 extern const shader_code shader_exact_confirm_fp64;
 extern const shader_code shader_exact_contain_fp64;
+// Recorded queries' passes before and after each chunk's (record.comp).
+extern const shader_code shader_record;
+extern const shader_code shader_record_finish; // record.comp, variant 1

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Mesh validation (vkcol_mesh_check), analysis (mesh_cpu_build: welding,
 // closed or open, degenerate triangles, volume, bounding sphere, interior
-// origin) and the mesh table's handle logic, all without a device.
+// origin), the clearance fields and the threads that build them, and the
+// mesh table's handle logic, all without a device.
 #include "geometry/clearance.h"
 #include "context.h"
 #include "geometry/mesh_cpu.h"
@@ -11,6 +12,7 @@
 #include "tree_check.h"
 
 #include <float.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <time.h>
 
@@ -649,6 +651,73 @@ static void test_clearance_rows(void)
 	meshgen_free(&g);
 }
 
+// The caller's job system of test_clearance_threads: runs the tasks in
+// reverse order on the calling thread and counts the calls.
+static int job_system_calls_;
+static void reverse_job_system(void *user, uint32_t count, void (*task)(void *, uint32_t), void *task_user)
+{
+	ENSURE(user == &job_system_calls_);
+	job_system_calls_++;
+	for (uint32_t i = count; i-- > 0;)
+		task(task_user, i);
+}
+
+// Which thread ran each task of core_parallel_for.
+typedef struct task_threads {
+	pthread_t who[256];
+	int runs[256];
+} task_threads;
+
+static void note_thread(void *user, uint32_t index)
+{
+	task_threads *t = user;
+	t->who[index] = pthread_self();
+	__atomic_fetch_add(&t->runs[index], 1, __ATOMIC_RELAXED);
+}
+
+// The three ways a context runs parallel CPU work (vkcol_context_desc.threads
+// and .parallel): each task runs once; VKCOL_THREADS_CALLER runs all of them
+// on the calling thread; a job system gets the tasks; and the clearance
+// field, the library's one parallel build, is the same whichever ran it.
+static void test_clearance_threads(void)
+{
+	core_env modes[3];
+	for (int k = 0; k < 3; k++)
+		core_env_init(&modes[k], NULL, NULL, NULL, VKCOL_LOG_DEFAULT);
+	core_env_set_parallel(&modes[1], VKCOL_THREADS_CALLER, NULL, NULL);
+	core_env_set_parallel(&modes[2], VKCOL_THREADS_DEFAULT, reverse_job_system, &job_system_calls_);
+	for (int k = 0; k < 3; k++) {
+		task_threads t;
+		memset(&t, 0, sizeof(t));
+		core_parallel_for(&modes[k], 256, note_thread, &t);
+		int once = 0, here = 0;
+		for (int i = 0; i < 256; i++) {
+			once += t.runs[i] == 1;
+			here += pthread_equal(t.who[i], pthread_self()) != 0;
+		}
+		ENSURE_EQ_INT(once, 256);
+		if (k > 0)
+			ENSURE_EQ_INT(here, 256);
+	}
+	ENSURE_EQ_INT(job_system_calls_, 1);
+	meshgen_mesh g;
+	ENSURE(meshgen_torus(&g, 1.0f, 0.35f, 48, 24));
+	mesh_cpu m;
+	if (build(&g, &m)) {
+		clearance_field f[3];
+		for (int k = 0; k < 3; k++)
+			ENSURE(clearance_build(&modes[k], &m, 64, &f[k]) == VKCOL_SUCCESS);
+		ENSURE_EQ_INT(job_system_calls_, 2);
+		size_t points = (size_t)f[0].dims[0] * f[0].dims[1] * f[0].dims[2];
+		for (int k = 1; k < 3; k++)
+			ENSURE(f[k].values && f[0].values && memcmp(f[k].values, f[0].values, points * sizeof(float)) == 0);
+		for (int k = 0; k < 3; k++)
+			clearance_free(&env_, &f[k]);
+		mesh_cpu_free(&env_, &m);
+	}
+	meshgen_free(&g);
+}
+
 static void test_build_two_boxes(void)
 {
 	// Two separate cubes as one closed mesh: the volume centroid lies between
@@ -943,6 +1012,7 @@ int main(int argc, char **argv)
 	RUN_TEST(test_build_sphere);
 	RUN_TEST(test_build_torus);
 	RUN_TEST(test_clearance_rows);
+	RUN_TEST(test_clearance_threads);
 	RUN_TEST(test_build_two_boxes);
 	RUN_TEST(test_build_thin_solids);
 	RUN_TEST(test_build_open);

@@ -21,12 +21,9 @@ enum { FRAME_PAIRS = 0, FRAME_RESULTS = 2, FRAME_STATS = 4, FRAME_JOBS = 6, FRAM
 _Static_assert(FRAME_JOB_ARGS + 2 <= GPU_SCRATCH_SLOTS, "an approx frame's buffers fit the scratch slots");
 
 typedef struct frame {
-	gpu_buffer *pairs;   // host-visible: the chunk's pairs as pairs_upload writes them
-	gpu_buffer *results; // host-visible: read back without a copy
-	gpu_buffer *stats;   // VKCOL_STAT_WORDS counters, zeroed per chunk
-	gpu_buffer *jobs;    // cluster jobs, group jobs, spilled pairs (shared.h)
-	gpu_buffer *job_args; // their indirect dispatches and counts
-	VkDescriptorSet set, spilled_set, groups_set, jobs_set; // approx_pairs (both variants), approx_groups, approx_jobs
+	// Its pairs host-visible (as pairs_upload writes them), its results too
+	// (read back without a copy).
+	approx_chunk c;
 	VkCommandBuffer cmd;
 	VkFence fence;
 	bool in_flight;
@@ -62,6 +59,115 @@ static uint32_t max_chunk(const batch_scope *s)
 #define APPROX_JOBS_PER_PAIR 32u
 #define APPROX_GROUP_JOBS_PER_PAIR 8u
 
+uint32_t approx_chunk_limit(const batch_scope *s, uint32_t most)
+{
+	most = most ? most : DEFAULT_CHUNK;
+	return most < max_chunk(s) ? most : max_chunk(s);
+}
+
+void approx_job_capacities(const batch_scope *s, uint64_t room, approx_chunk *c)
+{
+	// Each job list is one indirect dispatch of one dimension.
+	uint64_t job_max = (uint64_t)s->gpu->props.limits.maxComputeWorkGroupCount[0] * VKCOL_WORKGROUP_SIZE;
+	uint64_t job_capacity = APPROX_JOBS_PER_PAIR * room;
+	job_capacity = job_capacity < job_max ? job_capacity : job_max;
+	if (s->state->knobs.approx_job_capacity)
+		job_capacity = s->state->knobs.approx_job_capacity;
+	uint64_t group_capacity = APPROX_GROUP_JOBS_PER_PAIR * room;
+	group_capacity = group_capacity < job_max ? group_capacity : job_max;
+	if (s->state->knobs.approx_group_capacity)
+		group_capacity = s->state->knobs.approx_group_capacity;
+	c->room = (uint32_t)room;
+	c->job_capacity = (uint32_t)job_capacity;
+	c->group_capacity = (uint32_t)group_capacity;
+}
+
+VkDeviceSize approx_jobs_bytes(const approx_chunk *c)
+{
+	// Whole texels of two jobs each: the cluster jobs, the group jobs and
+	// one spilled pair per pair of the chunk.
+	return ((VkDeviceSize)c->job_capacity + c->group_capacity + c->room + 1) / 2 * 16;
+}
+
+vkcol_result approx_chunk_bind(batch_scope *s, uint32_t map_array, VkDescriptorPool recorded_sets, approx_chunk *c)
+{
+	vkcol_result res = VKCOL_SUCCESS;
+	static const pipeline_id ids[APPROX_PIPELINES] = {
+	    [APPROX_PAIRS] = PIPELINE_APPROX,
+	    [APPROX_SPILLED] = PIPELINE_APPROX_SPILLED,
+	    [APPROX_GROUPS] = PIPELINE_APPROX_GROUPS,
+	    [APPROX_JOBS] = PIPELINE_APPROX_JOBS,
+	};
+	VkImageView views[VKCOL_MAP_ARRAYS];
+	pool_views(s->state->pool, views);
+	gpu_binding bindings[VKCOL_APPROX_BINDINGS] = {
+	    [VKCOL_APPROX_BINDING_STATS] = {c->stats, 0, 0},
+	    [VKCOL_APPROX_BINDING_JOBS] = {c->jobs, 0, 0},
+	    [VKCOL_APPROX_BINDING_JOB_TEXELS] = {c->jobs, 0, 0},
+	    [VKCOL_APPROX_BINDING_JOB_ARGS] = {c->job_args, 0, 0},
+	};
+	pool_bind(s->state->pool, c->pairs, c->results, bindings);
+	const gpu_binding *one[1] = {bindings};
+	for (int i = 0; i < APPROX_PIPELINES; i++) {
+		TRY(pipeline_get(s->gpu, s->pipelines, ids[i], map_array, &c->pipes[i]));
+		if (recorded_sets)
+			TRY(gpu_pipeline_bind_in(s->gpu, c->pipes[i], recorded_sets, 1, one, views, s->meshes->sampler.sampler,
+			                         &c->sets[i]));
+		else
+			TRY(gpu_pipeline_bind(s->gpu, c->pipes[i], bindings, views, s->meshes->sampler.sampler, &c->sets[i]));
+	}
+cleanup:
+	return res;
+}
+
+// A timestamp after the passes recorded so far (timing.h), when timed.
+static void mark(const batch_scope *s, batch_timer *timer, VkCommandBuffer cmd, uint32_t slot, vkcol_timed_stage stage)
+{
+	if (timer)
+		batch_timer_mark(s, timer, cmd, slot, BATCH_TIMER_TAG(stage, BATCH_TIMER_NO_LEVEL));
+}
+
+void approx_record_chunk(batch_scope *s, VkCommandBuffer cmd, const approx_chunk *c, uint32_t n, uint32_t mip_level,
+                         uint32_t mesh_index_mask, bool stats, const gpu_indirect *per_pair, batch_timer *timer,
+                         uint32_t slot)
+{
+	vkcol_approx_params params = {
+	    .pair_count = n,
+	    .mip_level = mip_level,
+	    .mesh_index_mask = mesh_index_mask,
+	    .flags = (stats ? VKCOL_APPROX_STATS : 0u) | (s->state->knobs.cone_bounds_off ? VKCOL_APPROX_NO_CONES : 0u) |
+	             (s->state->knobs.clearance_off ? VKCOL_APPROX_NO_CLEARANCE : 0u),
+	    .job_capacity = c->job_capacity,
+	    .group_capacity = c->group_capacity,
+	};
+	// Per list: no workgroups (x = 0, y = z = 1), no jobs.
+	static const uint32_t no_jobs[VKCOL_JOB_ARGS_WORDS] = {0, 1, 1, 0, 0, 1, 1, 0, 0, 1, 1, 0};
+	s->gpu->vk.vkCmdUpdateBuffer(cmd, c->job_args->buffer, 0, sizeof(no_jobs), no_jobs);
+	if (stats)
+		s->gpu->vk.vkCmdFillBuffer(cmd, c->stats->buffer, 0, VK_WHOLE_SIZE, 0);
+	mark(s, timer, cmd, slot, VKCOL_TIMED_SETUP);
+	gpu_barrier_all(s->gpu, cmd);
+	if (per_pair)
+		gpu_pipeline_dispatch_indirect(s->gpu, cmd, c->pipes[APPROX_PAIRS], c->sets[APPROX_PAIRS], &params, *per_pair);
+	else
+		gpu_pipeline_dispatch(s->gpu, cmd, c->pipes[APPROX_PAIRS], c->sets[APPROX_PAIRS], &params,
+		                      (n + VKCOL_WORKGROUP_SIZE - 1) / VKCOL_WORKGROUP_SIZE);
+	mark(s, timer, cmd, slot, VKCOL_TIMED_BOUNDS);
+	gpu_barrier_all(s->gpu, cmd);
+	gpu_pipeline_dispatch_indirect(s->gpu, cmd, c->pipes[APPROX_GROUPS], c->sets[APPROX_GROUPS], &params,
+	                               (gpu_indirect){c->job_args->buffer, 16 * VKCOL_JOBS_GROUP});
+	mark(s, timer, cmd, slot, VKCOL_TIMED_CUBE_MAP);
+	gpu_barrier_all(s->gpu, cmd);
+	gpu_pipeline_dispatch_indirect(s->gpu, cmd, c->pipes[APPROX_JOBS], c->sets[APPROX_JOBS], &params,
+	                               (gpu_indirect){c->job_args->buffer, 16 * VKCOL_JOBS_CLUSTER});
+	mark(s, timer, cmd, slot, VKCOL_TIMED_CUBE_MAP);
+	gpu_barrier_all(s->gpu, cmd);
+	gpu_pipeline_dispatch_indirect(s->gpu, cmd, c->pipes[APPROX_SPILLED], c->sets[APPROX_SPILLED], &params,
+	                               (gpu_indirect){c->job_args->buffer, 16 * VKCOL_JOBS_SPILLED});
+	mark(s, timer, cmd, slot, VKCOL_TIMED_CUBE_MAP);
+	gpu_barrier_all(s->gpu, cmd);
+}
+
 static uint64_t stat64(const uint32_t *words, uint32_t index)
 {
 	return (uint64_t)words[index] | ((uint64_t)words[index + 1] << 32);
@@ -79,14 +185,14 @@ static vkcol_result harvest(batch_scope *s, frame *f, uint32_t slot, batch_timer
 	f->in_flight = false;
 	VK_TRY(env, s->gpu->vk.vkWaitForFences(s->gpu->device, 1, &f->fence, VK_TRUE, UINT64_MAX));
 	double start = batch_now();
-	TRY(gpu_buffer_host_read(s->gpu, f->results));
-	memcpy(&results[f->first], f->results->mapped, f->count * sizeof(vkcol_pair_result));
+	TRY(gpu_buffer_host_read(s->gpu, f->c.results));
+	memcpy(&results[f->first], f->c.results->mapped, f->count * sizeof(vkcol_pair_result));
 	if (stats)
 		batch_timer_host(timer, start, &stats->readback_seconds);
 	TRY(batch_timer_collect(s, timer, slot));
 	if (stats) {
-		TRY(gpu_buffer_host_read(s->gpu, f->stats));
-		const uint32_t *words = f->stats->mapped;
+		TRY(gpu_buffer_host_read(s->gpu, f->c.stats));
+		const uint32_t *words = f->c.stats->mapped;
 		stats->vertex_tests += stat64(words, VKCOL_STAT_VERTEX_TESTS);
 		stats->cube_samples += stat64(words, VKCOL_STAT_CUBE_SAMPLES);
 	}
@@ -102,15 +208,7 @@ vkcol_result approx_run(batch_scope *s, const vkcol_batch_desc *desc, uint32_t m
 	frame frames[2] = {0};
 	batch_timer timer = {0};
 	uint32_t *budget_ids = NULL; // vertex budget: the id of each slot's level of detail
-	gpu_pipeline *approx = NULL, *approx_spilled = NULL, *approx_groups = NULL, *approx_jobs = NULL;
-	TRY(pipeline_get(s->gpu, s->pipelines, PIPELINE_APPROX, map_array, &approx));
-	TRY(pipeline_get(s->gpu, s->pipelines, PIPELINE_APPROX_SPILLED, map_array, &approx_spilled));
-	TRY(pipeline_get(s->gpu, s->pipelines, PIPELINE_APPROX_GROUPS, map_array, &approx_groups));
-	TRY(pipeline_get(s->gpu, s->pipelines, PIPELINE_APPROX_JOBS, map_array, &approx_jobs));
-
-	uint32_t most = desc->chunk_pairs ? desc->chunk_pairs : DEFAULT_CHUNK;
-	if (most > max_chunk(s))
-		most = max_chunk(s);
+	uint32_t most = approx_chunk_limit(s, desc->chunk_pairs);
 	uint32_t chunk = (uint64_t)most > desc->pair_count ? (uint32_t)desc->pair_count : most;
 	// The frames' buffers hold `room` pairs: the chunk rounded up to a power
 	// of two (at most `most`), so that batches of similar sizes find their
@@ -119,48 +217,25 @@ vkcol_result approx_run(batch_scope *s, const vkcol_batch_desc *desc, uint32_t m
 	while (room < chunk)
 		room <<= 1;
 	room = room < most ? room : most;
-	// Each job list is one indirect dispatch of one dimension.
-	uint64_t job_max = (uint64_t)s->gpu->props.limits.maxComputeWorkGroupCount[0] * VKCOL_WORKGROUP_SIZE;
-	uint64_t job_capacity = APPROX_JOBS_PER_PAIR * (uint64_t)room;
-	job_capacity = job_capacity < job_max ? job_capacity : job_max;
-	if (s->state->knobs.approx_job_capacity)
-		job_capacity = s->state->knobs.approx_job_capacity;
-	uint64_t group_capacity = APPROX_GROUP_JOBS_PER_PAIR * (uint64_t)room;
-	group_capacity = group_capacity < job_max ? group_capacity : job_max;
-	if (s->state->knobs.approx_group_capacity)
-		group_capacity = s->state->knobs.approx_group_capacity;
-
-	VkImageView views[VKCOL_MAP_ARRAYS];
-	pool_views(s->state->pool, views);
 	for (int i = 0; i < 2; i++) {
 		frame *f = &frames[i];
+		approx_job_capacities(s, room, &f->c);
 		// Pairs and jobs are read as texel buffers (approx_common.glsl).
 		const VkBufferUsageFlags texel =
 		    VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_UNIFORM_TEXEL_BUFFER_BIT;
 		TRY(gpu_scratch_get(s->gpu, FRAME_PAIRS + i, (VkDeviceSize)room * sizeof(vkcol_gpu_pair), texel,
-		                    GPU_MEMORY_UPLOAD, "batch pairs", &f->pairs));
+		                    GPU_MEMORY_UPLOAD, "batch pairs", &f->c.pairs));
 		TRY(gpu_scratch_get(s->gpu, FRAME_RESULTS + i, (VkDeviceSize)room * sizeof(vkcol_gpu_result),
-		                    VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, GPU_MEMORY_READBACK, "batch results", &f->results));
+		                    VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, GPU_MEMORY_READBACK, "batch results", &f->c.results));
 		TRY(gpu_scratch_get(s->gpu, FRAME_STATS + i, VKCOL_STAT_WORDS * 4, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
-		                    GPU_MEMORY_READBACK, "batch stats", &f->stats));
-		// Whole texels of two jobs each.
-		TRY(gpu_scratch_get(s->gpu, FRAME_JOBS + i, (job_capacity + group_capacity + room + 1) / 2 * 16, texel,
-		                    GPU_MEMORY_DEVICE, "approx jobs", &f->jobs));
+		                    GPU_MEMORY_READBACK, "batch stats", &f->c.stats));
+		TRY(gpu_scratch_get(s->gpu, FRAME_JOBS + i, approx_jobs_bytes(&f->c), texel, GPU_MEMORY_DEVICE, "approx jobs",
+		                    &f->c.jobs));
 		TRY(gpu_scratch_get(s->gpu, FRAME_JOB_ARGS + i, VKCOL_JOB_ARGS_WORDS * 4,
 		                    VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT |
 		                    VK_BUFFER_USAGE_TRANSFER_DST_BIT,
-		                    GPU_MEMORY_DEVICE, "approx job dispatch", &f->job_args));
-		gpu_binding bindings[VKCOL_APPROX_BINDINGS] = {
-		    [VKCOL_APPROX_BINDING_STATS] = {f->stats, 0, 0},
-		    [VKCOL_APPROX_BINDING_JOBS] = {f->jobs, 0, 0},
-		    [VKCOL_APPROX_BINDING_JOB_TEXELS] = {f->jobs, 0, 0},
-		    [VKCOL_APPROX_BINDING_JOB_ARGS] = {f->job_args, 0, 0},
-		};
-		pool_bind(s->state->pool, f->pairs, f->results, bindings);
-		TRY(gpu_pipeline_bind(s->gpu, approx, bindings, views, s->meshes->sampler.sampler, &f->set));
-		TRY(gpu_pipeline_bind(s->gpu, approx_spilled, bindings, views, s->meshes->sampler.sampler, &f->spilled_set));
-		TRY(gpu_pipeline_bind(s->gpu, approx_groups, bindings, views, s->meshes->sampler.sampler, &f->groups_set));
-		TRY(gpu_pipeline_bind(s->gpu, approx_jobs, bindings, views, s->meshes->sampler.sampler, &f->jobs_set));
+		                    GPU_MEMORY_DEVICE, "approx job dispatch", &f->c.job_args));
+		TRY(approx_chunk_bind(s, map_array, VK_NULL_HANDLE, &f->c));
 		VkCommandBufferAllocateInfo alloc = {VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO, NULL, s->gpu->command_pool,
 		                                     VK_COMMAND_BUFFER_LEVEL_PRIMARY, 1};
 		VK_TRY(env, s->gpu->vk.vkAllocateCommandBuffers(s->gpu->device, &alloc, &f->cmd));
@@ -196,48 +271,17 @@ vkcol_result approx_run(batch_scope *s, const vkcol_batch_desc *desc, uint32_t m
 		}
 		uint64_t count = desc->pair_count - first < chunk ? desc->pair_count - first : chunk;
 		double upload_start = batch_now();
-		pairs_upload(s, &desc->pairs[first], count, NULL, false, f->pairs->mapped);
+		pairs_upload(s, &desc->pairs[first], count, NULL, false, f->c.pairs->mapped);
 		if (budget_ids)
-			pool_budget_pairs(budget_ids, f->pairs->mapped, count);
+			pool_budget_pairs(budget_ids, f->c.pairs->mapped, count);
 		if (stats)
 			batch_timer_host(&timer, upload_start, &stats->upload_seconds);
 		VkCommandBufferBeginInfo begin = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
 		                                  .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT};
 		VK_TRY(env, s->gpu->vk.vkBeginCommandBuffer(f->cmd, &begin));
 		batch_timer_begin(s, &timer, f->cmd, k);
-		vkcol_approx_params params = {
-		    .pair_count = (uint32_t)count,
-		    .mip_level = desc->mip_level,
-		    .mesh_index_mask = budget_ids ? UINT32_MAX : MESH_MAX_COUNT,
-		    .flags = (stats != NULL ? VKCOL_APPROX_STATS : 0u) |
-		             (s->state->knobs.cone_bounds_off ? VKCOL_APPROX_NO_CONES : 0u) |
-		             (s->state->knobs.clearance_off ? VKCOL_APPROX_NO_CLEARANCE : 0u),
-		    .job_capacity = (uint32_t)job_capacity,
-		    .group_capacity = (uint32_t)group_capacity,
-		};
-		// Per list: no workgroups (x = 0, y = z = 1), no jobs.
-		static const uint32_t no_jobs[VKCOL_JOB_ARGS_WORDS] = {0, 1, 1, 0, 0, 1, 1, 0, 0, 1, 1, 0};
-		s->gpu->vk.vkCmdUpdateBuffer(f->cmd, f->job_args->buffer, 0, sizeof(no_jobs), no_jobs);
-		if (stats)
-			s->gpu->vk.vkCmdFillBuffer(f->cmd, f->stats->buffer, 0, VK_WHOLE_SIZE, 0);
-		batch_timer_mark(s, &timer, f->cmd, k, BATCH_TIMER_TAG(VKCOL_TIMED_SETUP, BATCH_TIMER_NO_LEVEL));
-		gpu_barrier_all(s->gpu, f->cmd);
-		gpu_pipeline_dispatch(s->gpu, f->cmd, approx, f->set, &params,
-		                      (uint32_t)((count + VKCOL_WORKGROUP_SIZE - 1) / VKCOL_WORKGROUP_SIZE));
-		batch_timer_mark(s, &timer, f->cmd, k, BATCH_TIMER_TAG(VKCOL_TIMED_BOUNDS, BATCH_TIMER_NO_LEVEL));
-		gpu_barrier_all(s->gpu, f->cmd);
-		gpu_pipeline_dispatch(s->gpu, f->cmd, approx_groups, f->groups_set, &params, 0); // binds only
-		s->gpu->vk.vkCmdDispatchIndirect(f->cmd, f->job_args->buffer, 16 * VKCOL_JOBS_GROUP);
-		batch_timer_mark(s, &timer, f->cmd, k, BATCH_TIMER_TAG(VKCOL_TIMED_CUBE_MAP, BATCH_TIMER_NO_LEVEL));
-		gpu_barrier_all(s->gpu, f->cmd);
-		gpu_pipeline_dispatch(s->gpu, f->cmd, approx_jobs, f->jobs_set, &params, 0); // binds only
-		s->gpu->vk.vkCmdDispatchIndirect(f->cmd, f->job_args->buffer, 16 * VKCOL_JOBS_CLUSTER);
-		batch_timer_mark(s, &timer, f->cmd, k, BATCH_TIMER_TAG(VKCOL_TIMED_CUBE_MAP, BATCH_TIMER_NO_LEVEL));
-		gpu_barrier_all(s->gpu, f->cmd);
-		gpu_pipeline_dispatch(s->gpu, f->cmd, approx_spilled, f->spilled_set, &params, 0); // binds only
-		s->gpu->vk.vkCmdDispatchIndirect(f->cmd, f->job_args->buffer, 16 * VKCOL_JOBS_SPILLED);
-		batch_timer_mark(s, &timer, f->cmd, k, BATCH_TIMER_TAG(VKCOL_TIMED_CUBE_MAP, BATCH_TIMER_NO_LEVEL));
-		gpu_barrier_all(s->gpu, f->cmd);
+		approx_record_chunk(s, f->cmd, &f->c, (uint32_t)count, desc->mip_level,
+		                    budget_ids ? UINT32_MAX : MESH_MAX_COUNT, stats != NULL, NULL, &timer, k);
 		VK_TRY(env, s->gpu->vk.vkEndCommandBuffer(f->cmd));
 		VK_TRY(env, s->gpu->vk.vkResetFences(s->gpu->device, 1, &f->fence));
 		VkSubmitInfo submit = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .commandBufferCount = 1, .pCommandBuffers = &f->cmd};

@@ -14,9 +14,17 @@
 #include "batch/exact.h"
 #include "batch/pairs.h"
 #include "batch/pool.h"
+#include "batch/record.h"
 
 _Static_assert(sizeof(vkcol_pair) == sizeof(vkcol_gpu_pair), "vkcol_pair is uploaded as vkcol_gpu_pair");
 _Static_assert(sizeof(vkcol_pair_result) == sizeof(vkcol_gpu_result), "results are read back as vkcol_pair_result");
+
+void batch_state_free(batch_scope *s)
+{
+	record_free_all(s);
+	pool_release(s->gpu, s->state->pool);
+	s->state->pool = NULL;
+}
 
 double batch_now(void)
 {

@@ -4,7 +4,8 @@
 // knobs). vkcol_batch_run (batch.c) runs the stages, one file each: the pool
 // (pool.c), the pairs (pairs.c), approx mode (approx.c), exact mode
 // (exact.c), its triangle lists (triangle_list.c), its overflow reruns and
-// CPU fallback (rerun.c).
+// CPU fallback (rerun.c); vkcol_batch_record (record.c) records the modes'
+// passes into the caller's command buffer.
 #pragma once
 
 #include "gpu/device.h"
@@ -31,6 +32,7 @@ typedef struct batch_knobs {
 // What the batch layer keeps in the context between batches.
 typedef struct batch_state {
 	batch_pool *pool; // every live mesh's data as the batch shaders read it (pool.c), or NULL
+	vkcol_gpu_batch *gpu_batches; // the recorded queries' batches (record.c), a list
 	batch_knobs knobs;
 } batch_state;
 
@@ -47,8 +49,9 @@ typedef struct batch_scope {
 // The scope of a context (context.c); false when ctx is NULL.
 bool batch_scope_of(vkcol_context *ctx, batch_scope *out);
 
-// Frees the pool (at vkcol_context_destroy, before the meshes).
-void batch_state_free(gpu_device *gpu, batch_state *state);
+// Frees the recorded queries' batches and the pool (at
+// vkcol_context_destroy, before the meshes).
+void batch_state_free(batch_scope *s);
 
 // Seconds of a monotonic clock (the batch statistics).
 double batch_now(void);

@@ -16,9 +16,7 @@
 #include "batch/rerun.h"
 #include "batch/timing.h"
 
-// Does exact mode place and test triangles in double on this device
-// (shaderFloat64: the _fp64 pipelines, pairs uploaded as given)?
-static bool exact_in_double(const batch_scope *s)
+bool exact_in_double(const batch_scope *s)
 {
 	return s->gpu->float64 && !s->state->knobs.float64_off;
 }
@@ -62,50 +60,19 @@ static uint32_t traverse_budget(const batch_scope *s)
 // Pairs per exact-mode chunk unless the caller says otherwise: small enough
 // that the frontiers rarely overflow for meshes of a few thousand triangles.
 #define EXACT_DEFAULT_CHUNK (1u << 13)
+// Frontier items per pair of a recorded batch's chunk: those of the default
+// chunk's frontiers (2^21 items).
+#define EXACT_ITEMS_PER_PAIR 256u
 
 // Entries of the device's triangle-pair list per chunk (16 bytes each).
 #define EXACT_LIST_MAX (1u << 20)
-
-// Exact mode's pipelines, in exact_buffers.pipes and .sets.
-enum {
-	EXACT_SETUP,
-	EXACT_ARGS,
-	EXACT_TRAVERSE,
-	EXACT_CONTAIN,
-	EXACT_DIVE,
-	EXACT_LEAVES,
-	EXACT_SEARCH,
-	EXACT_TRIANGLES,
-	EXACT_WALK,
-	EXACT_CONFIRM,
-	EXACT_PIPELINES
-};
 
 // Byte offset of indirect dispatch d (VKCOL_ARGS_*, shared.h) in the args
 // buffer, as exact_args.comp writes them (4 words each).
 #define ARGS_AT(d) ((VkDeviceSize)16 * (d))
 _Static_assert(VKCOL_ARGS_CONFIRM < VKCOL_EXACT_ARGS_WORDS / 4, "every indirect dispatch has its words");
 
-typedef struct exact_buffers {
-	gpu_buffer pairs, results, state, frames, counters, args, list;
-	// Level l reads frontier l % 2 (through its texel view) and appends to
-	// the other (a storage binding); sets[i][l % 2] binds them so. Two buffers, not
-	// halves of one: each binding then covers only what the level reads or
-	// writes, so synchronization validation sees that the level's three
-	// dispatches, which have no barrier between them, read nothing the others
-	// write.
-	gpu_buffer frontiers[2];
-	VkDescriptorSet sets[EXACT_PIPELINES][2];
-	gpu_pipeline *pipes[EXACT_PIPELINES];
-	uint32_t chunk, capacity, levels, list_capacity, flags;
-	uint32_t budget;    // depth-first steps per item of a diving pair (1: breadth first only)
-	uint32_t dive_base; // frontier slots [dive_base, capacity) hold depth-first items
-	uint32_t leaf_base; // [0, leaf_base) breadth-first items, [leaf_base, dive_base) leaf-leaf ones; then
-	                    // from capacity, dive_base - leaf_base slots: the triangle pairs the leaf culls left
-	batch_timer timer;  // VKCOL_BATCH_TIMESTAMPS: one slot, a chunk's submission at a time
-} exact_buffers;
-
-static void exact_buffers_free(batch_scope *s, exact_buffers *b)
+void exact_buffers_free(batch_scope *s, exact_buffers *b)
 {
 	gpu_buffer *all[] = {&b->pairs,        &b->results,  &b->state, &b->frames, &b->frontiers[0],
 	                     &b->frontiers[1], &b->counters, &b->args,  &b->list};
@@ -114,13 +81,18 @@ static void exact_buffers_free(batch_scope *s, exact_buffers *b)
 	batch_timer_destroy(s, &b->timer);
 }
 
-static vkcol_result exact_buffers_create(batch_scope *s, uint32_t chunk, uint32_t list_capacity, uint32_t flags,
-                                         uint32_t map_array, exact_buffers *b)
+vkcol_result exact_buffers_create(batch_scope *s, uint32_t chunk, uint32_t list_capacity, uint32_t flags,
+                                  uint32_t map_array, VkDescriptorPool recorded_sets, exact_buffers *b)
 {
 	vkcol_result res = VKCOL_SUCCESS;
 	const VkBufferUsageFlags storage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT;
 	b->chunk = chunk;
 	b->capacity = frontier_capacity(s);
+	// A recorded batch's frontiers follow its chunk, at the items per pair
+	// of vkcol_batch_run's default chunk (2^21 / 2^13), so that a renderer's
+	// few hundred pairs do not hold 2 x 48 MiB.
+	if (recorded_sets && (uint64_t)chunk * EXACT_ITEMS_PER_PAIR < b->capacity)
+		b->capacity = chunk * EXACT_ITEMS_PER_PAIR;
 	b->list_capacity = list_capacity;
 	b->flags = flags;
 	// Listing visits every overlapping node pair: depth first saves nothing.
@@ -138,10 +110,15 @@ static vkcol_result exact_buffers_create(batch_scope *s, uint32_t chunk, uint32_
 	// two leaves, one more tests them.
 	b->levels = 2 * s->state->pool->max_depth + 2;
 	// Pairs, frames and frontiers are read as texel buffers (exact_common.glsl).
+	// Recorded batches copy their pairs in and their answers out on the
+	// device.
 	const VkBufferUsageFlags texel = storage | VK_BUFFER_USAGE_UNIFORM_TEXEL_BUFFER_BIT;
-	TRY(gpu_buffer_create(s->gpu, (VkDeviceSize)b->chunk * sizeof(vkcol_gpu_pair), texel, GPU_MEMORY_UPLOAD,
-	                      "exact pairs", &b->pairs));
-	TRY(gpu_buffer_create(s->gpu, (VkDeviceSize)b->chunk * sizeof(vkcol_gpu_result), storage, GPU_MEMORY_READBACK,
+	const bool recorded = recorded_sets != VK_NULL_HANDLE;
+	const gpu_memory_kind upload = recorded ? GPU_MEMORY_DEVICE : GPU_MEMORY_UPLOAD;
+	const gpu_memory_kind readback = recorded ? GPU_MEMORY_DEVICE : GPU_MEMORY_READBACK;
+	TRY(gpu_buffer_create(s->gpu, (VkDeviceSize)b->chunk * sizeof(vkcol_gpu_pair), texel, upload, "exact pairs",
+	                      &b->pairs));
+	TRY(gpu_buffer_create(s->gpu, (VkDeviceSize)b->chunk * sizeof(vkcol_gpu_result), storage, readback,
 	                      "exact results", &b->results));
 	TRY(gpu_buffer_create(s->gpu, (VkDeviceSize)b->chunk * 8, storage, GPU_MEMORY_DEVICE, "exact pair state",
 	                      &b->state));
@@ -156,14 +133,13 @@ static vkcol_result exact_buffers_create(batch_scope *s, uint32_t chunk, uint32_
 	for (int k = 0; k < 2; k++)
 		TRY(gpu_buffer_create(s->gpu, ((VkDeviceSize)b->capacity + 2 * (b->dive_base - b->leaf_base)) * 16, texel,
 		                      GPU_MEMORY_DEVICE, k ? "exact frontier 1" : "exact frontier 0", &b->frontiers[k]));
-	TRY(gpu_buffer_create(s->gpu, VKCOL_COUNTER_WORDS * 4, storage, GPU_MEMORY_READBACK, "exact counters",
-	                      &b->counters));
+	TRY(gpu_buffer_create(s->gpu, VKCOL_COUNTER_WORDS * 4, storage, readback, "exact counters", &b->counters));
 	// Five indirect dispatches per level: breadth-first, depth-first and
 	// leaf-leaf items, the triangle tests and their confirmations; and the
 	// search and walk passes'.
 	TRY(gpu_buffer_create(s->gpu, VKCOL_EXACT_ARGS_WORDS * 4, storage | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT,
 	                      GPU_MEMORY_DEVICE, "exact indirect args", &b->args));
-	TRY(gpu_buffer_create(s->gpu, (VkDeviceSize)(list_capacity ? list_capacity : 1) * 16, storage, GPU_MEMORY_READBACK,
+	TRY(gpu_buffer_create(s->gpu, (VkDeviceSize)(list_capacity ? list_capacity : 1) * 16, storage, readback,
 	                      "exact triangle-pair list", &b->list));
 	const pipeline_id ids[EXACT_PIPELINES] = {
 	    [EXACT_SETUP] = PIPELINE_EXACT_SETUP,         [EXACT_ARGS] = PIPELINE_EXACT_ARGS,
@@ -196,10 +172,22 @@ static vkcol_result exact_buffers_create(batch_scope *s, uint32_t chunk, uint32_
 	pool_views(pool, views);
 	for (int i = 0; i < EXACT_PIPELINES; i++) {
 		TRY(pipeline_get(s->gpu, s->pipelines, exact_pipeline(s, ids[i]), map_array, &b->pipes[i]));
-		TRY(gpu_pipeline_bind_sets(s->gpu, b->pipes[i], 2, by_parity, views, s->meshes->sampler.sampler, b->sets[i]));
+		if (recorded)
+			TRY(gpu_pipeline_bind_in(s->gpu, b->pipes[i], recorded_sets, 2, by_parity, views, s->meshes->sampler.sampler,
+			                         b->sets[i]));
+		else
+			TRY(gpu_pipeline_bind_sets(s->gpu, b->pipes[i], 2, by_parity, views, s->meshes->sampler.sampler,
+			                           b->sets[i]));
 	}
 cleanup:
 	return res;
+}
+
+// A timestamp after the passes recorded so far (timing.h), when timed.
+static void mark(const batch_scope *s, batch_timer *timer, VkCommandBuffer cmd, uint16_t tag)
+{
+	if (timer)
+		batch_timer_mark(s, timer, cmd, 0, tag);
 }
 
 // A pass over the pairs the one before it listed (exact_setup.comp's
@@ -207,18 +195,89 @@ cleanup:
 // dispatch to the list (args_level: VKCOL_ARGS_FOR_SEARCH or
 // VKCOL_ARGS_FOR_WALK, which writes indirect dispatch `dispatch`), then the
 // pass runs. Leaves params->level at 0.
-static void listed_pass(batch_scope *s, VkCommandBuffer cmd, exact_buffers *b, vkcol_exact_params *params,
-                        uint32_t args_level, int pipe, VkDescriptorSet set, uint32_t dispatch)
+static void listed_pass(batch_scope *s, VkCommandBuffer cmd, const exact_buffers *b, batch_timer *timer,
+                        vkcol_exact_params *params, uint32_t args_level, int pipe, VkDescriptorSet set,
+                        uint32_t dispatch)
 {
 	gpu_barrier_all(s->gpu, cmd);
 	params->level = args_level;
 	gpu_pipeline_dispatch(s->gpu, cmd, b->pipes[EXACT_ARGS], b->sets[EXACT_ARGS][0], params, 1);
-	batch_timer_mark(s, &b->timer, cmd, 0, BATCH_TIMER_TAG(VKCOL_TIMED_SETUP, BATCH_TIMER_NO_LEVEL));
+	mark(s, timer, cmd, BATCH_TIMER_TAG(VKCOL_TIMED_SETUP, BATCH_TIMER_NO_LEVEL));
 	gpu_barrier_all(s->gpu, cmd);
 	params->level = 0;
 	gpu_pipeline_dispatch(s->gpu, cmd, b->pipes[pipe], set, params, 0);
 	s->gpu->vk.vkCmdDispatchIndirect(cmd, b->args.buffer, ARGS_AT(dispatch));
-	batch_timer_mark(s, &b->timer, cmd, 0, BATCH_TIMER_TAG(VKCOL_TIMED_CUBE_MAP, BATCH_TIMER_NO_LEVEL));
+	mark(s, timer, cmd, BATCH_TIMER_TAG(VKCOL_TIMED_CUBE_MAP, BATCH_TIMER_NO_LEVEL));
+}
+
+void exact_record_chunk(batch_scope *s, VkCommandBuffer cmd, const exact_buffers *b, uint32_t n,
+                        const gpu_indirect *per_pair, batch_timer *timer)
+{
+	s->gpu->vk.vkCmdFillBuffer(cmd, b->counters.buffer, 0, VK_WHOLE_SIZE, 0);
+	mark(s, timer, cmd, BATCH_TIMER_TAG(VKCOL_TIMED_SETUP, BATCH_TIMER_NO_LEVEL));
+	gpu_barrier_all(s->gpu, cmd);
+	vkcol_exact_params params = {n,         MESH_MAX_COUNT, b->capacity, 0, b->flags, b->list_capacity,
+	                             b->budget, b->dive_base,   b->leaf_base};
+	uint32_t groups = (n + VKCOL_WORKGROUP_SIZE - 1) / VKCOL_WORKGROUP_SIZE;
+	// The setup lists the pairs it leaves undecided in the frontier that
+	// level 0 writes (it is bound as level 0); the search pass reads
+	// them there and seeds the frontier level 0 reads (it is bound as
+	// the level before level 0), where it also lists the pairs for the
+	// walk pass, after the three regions (bound as level 0, the walk
+	// pass reads them there).
+	if (per_pair)
+		gpu_pipeline_dispatch_indirect(s->gpu, cmd, b->pipes[EXACT_SETUP], b->sets[EXACT_SETUP][0], &params,
+		                               *per_pair);
+	else
+		gpu_pipeline_dispatch(s->gpu, cmd, b->pipes[EXACT_SETUP], b->sets[EXACT_SETUP][0], &params, groups);
+	mark(s, timer, cmd, BATCH_TIMER_TAG(VKCOL_TIMED_BOUNDS, BATCH_TIMER_NO_LEVEL));
+	listed_pass(s, cmd, b, timer, &params, VKCOL_ARGS_FOR_SEARCH, EXACT_SEARCH, b->sets[EXACT_SEARCH][1],
+	            VKCOL_ARGS_SEARCH);
+	listed_pass(s, cmd, b, timer, &params, VKCOL_ARGS_FOR_WALK, EXACT_WALK, b->sets[EXACT_WALK][0],
+	            VKCOL_ARGS_WALK);
+	// Two levels more than the traversal needs: the last leaf pairs'
+	// separating axes, then their confirmations.
+	for (uint32_t level = 0; level <= b->levels + 1; level++) {
+		uint32_t parity = level & 1;
+		gpu_barrier_all(s->gpu, cmd);
+		params.level = level;
+		gpu_pipeline_dispatch(s->gpu, cmd, b->pipes[EXACT_ARGS], b->sets[EXACT_ARGS][parity], &params, 1);
+		mark(s, timer, cmd, BATCH_TIMER_TAG(VKCOL_TIMED_SETUP, level));
+		gpu_barrier_all(s->gpu, cmd);
+		// The level's size comes from the previous level's counters: no
+		// host round trip between levels. The shaders read their own
+		// regions of one frontier and append to the other, so no
+		// barrier lies between them. The confirmations and the triangle
+		// tests of the previous level's leaf-leaf items go first: a pair
+		// they find a hit for spawns no more items (on a driver that
+		// runs the dispatches in order, as lavapipe does; elsewhere it
+		// is a hint, as the other invocations' hits are).
+		const struct {
+			int pipe;
+			uint32_t dispatch; // VKCOL_ARGS_*
+			vkcol_timed_stage timed;
+		} passes[] = {{EXACT_CONFIRM, VKCOL_ARGS_CONFIRM, VKCOL_TIMED_LEAVES},
+		              {EXACT_TRIANGLES, VKCOL_ARGS_TRIANGLES, VKCOL_TIMED_LEAVES},
+		              {EXACT_TRAVERSE, VKCOL_ARGS_TRAVERSE, VKCOL_TIMED_TRAVERSAL},
+		              {EXACT_DIVE, VKCOL_ARGS_DIVE, VKCOL_TIMED_TRAVERSAL},
+		              {EXACT_LEAVES, VKCOL_ARGS_LEAVES, VKCOL_TIMED_LEAVES}};
+		for (size_t k = 0; k < CORE_COUNT_OF(passes); k++) {
+			if (passes[k].pipe == EXACT_DIVE && b->budget <= 1)
+				continue;
+			int pipe = passes[k].pipe;
+			gpu_pipeline_dispatch(s->gpu, cmd, b->pipes[pipe], b->sets[pipe][parity], &params, 0);
+			s->gpu->vk.vkCmdDispatchIndirect(cmd, b->args.buffer, ARGS_AT(passes[k].dispatch));
+			mark(s, timer, cmd, BATCH_TIMER_TAG(passes[k].timed, level));
+		}
+	}
+	gpu_barrier_all(s->gpu, cmd);
+	if (per_pair)
+		gpu_pipeline_dispatch_indirect(s->gpu, cmd, b->pipes[EXACT_CONTAIN], b->sets[EXACT_CONTAIN][0], &params,
+		                               *per_pair);
+	else
+		gpu_pipeline_dispatch(s->gpu, cmd, b->pipes[EXACT_CONTAIN], b->sets[EXACT_CONTAIN][0], &params, groups);
+	mark(s, timer, cmd, BATCH_TIMER_TAG(VKCOL_TIMED_CONTAINMENT, BATCH_TIMER_NO_LEVEL));
+	gpu_barrier_all(s->gpu, cmd);
 }
 
 // Answers `count` pairs in chunks of b->chunk: pair i of the pass is
@@ -243,62 +302,7 @@ static vkcol_result exact_pass(batch_scope *s, exact_buffers *b, const vkcol_pai
 		VkCommandBuffer cmd;
 		TRY(gpu_begin_once(s->gpu, &cmd));
 		batch_timer_begin(s, &b->timer, cmd, 0);
-		s->gpu->vk.vkCmdFillBuffer(cmd, b->counters.buffer, 0, VK_WHOLE_SIZE, 0);
-		batch_timer_mark(s, &b->timer, cmd, 0, BATCH_TIMER_TAG(VKCOL_TIMED_SETUP, BATCH_TIMER_NO_LEVEL));
-		gpu_barrier_all(s->gpu, cmd);
-		vkcol_exact_params params = {n,         MESH_MAX_COUNT, b->capacity, 0, b->flags, b->list_capacity,
-		                             b->budget, b->dive_base,   b->leaf_base};
-		uint32_t groups = (n + VKCOL_WORKGROUP_SIZE - 1) / VKCOL_WORKGROUP_SIZE;
-		// The setup lists the pairs it leaves undecided in the frontier that
-		// level 0 writes (it is bound as level 0); the search pass reads
-		// them there and seeds the frontier level 0 reads (it is bound as
-		// the level before level 0), where it also lists the pairs for the
-		// walk pass, after the three regions (bound as level 0, the walk
-		// pass reads them there).
-		gpu_pipeline_dispatch(s->gpu, cmd, b->pipes[EXACT_SETUP], b->sets[EXACT_SETUP][0], &params, groups);
-		batch_timer_mark(s, &b->timer, cmd, 0, BATCH_TIMER_TAG(VKCOL_TIMED_BOUNDS, BATCH_TIMER_NO_LEVEL));
-		listed_pass(s, cmd, b, &params, VKCOL_ARGS_FOR_SEARCH, EXACT_SEARCH, b->sets[EXACT_SEARCH][1],
-		            VKCOL_ARGS_SEARCH);
-		listed_pass(s, cmd, b, &params, VKCOL_ARGS_FOR_WALK, EXACT_WALK, b->sets[EXACT_WALK][0], VKCOL_ARGS_WALK);
-		// Two levels more than the traversal needs: the last leaf pairs'
-		// separating axes, then their confirmations.
-		for (uint32_t level = 0; level <= b->levels + 1; level++) {
-			uint32_t parity = level & 1;
-			gpu_barrier_all(s->gpu, cmd);
-			params.level = level;
-			gpu_pipeline_dispatch(s->gpu, cmd, b->pipes[EXACT_ARGS], b->sets[EXACT_ARGS][parity], &params, 1);
-			batch_timer_mark(s, &b->timer, cmd, 0, BATCH_TIMER_TAG(VKCOL_TIMED_SETUP, level));
-			gpu_barrier_all(s->gpu, cmd);
-			// The level's size comes from the previous level's counters: no
-			// host round trip between levels. The shaders read their own
-			// regions of one frontier and append to the other, so no
-			// barrier lies between them. The confirmations and the triangle
-			// tests of the previous level's leaf-leaf items go first: a pair
-			// they find a hit for spawns no more items (on a driver that
-			// runs the dispatches in order, as lavapipe does; elsewhere it
-			// is a hint, as the other invocations' hits are).
-			const struct {
-				int pipe;
-				uint32_t dispatch; // VKCOL_ARGS_*
-				vkcol_timed_stage timed;
-			} passes[] = {{EXACT_CONFIRM, VKCOL_ARGS_CONFIRM, VKCOL_TIMED_LEAVES},
-			              {EXACT_TRIANGLES, VKCOL_ARGS_TRIANGLES, VKCOL_TIMED_LEAVES},
-			              {EXACT_TRAVERSE, VKCOL_ARGS_TRAVERSE, VKCOL_TIMED_TRAVERSAL},
-			              {EXACT_DIVE, VKCOL_ARGS_DIVE, VKCOL_TIMED_TRAVERSAL},
-			              {EXACT_LEAVES, VKCOL_ARGS_LEAVES, VKCOL_TIMED_LEAVES}};
-			for (size_t k = 0; k < CORE_COUNT_OF(passes); k++) {
-				if (passes[k].pipe == EXACT_DIVE && b->budget <= 1)
-					continue;
-				int pipe = passes[k].pipe;
-				gpu_pipeline_dispatch(s->gpu, cmd, b->pipes[pipe], b->sets[pipe][parity], &params, 0);
-				s->gpu->vk.vkCmdDispatchIndirect(cmd, b->args.buffer, ARGS_AT(passes[k].dispatch));
-				batch_timer_mark(s, &b->timer, cmd, 0, BATCH_TIMER_TAG(passes[k].timed, level));
-			}
-		}
-		gpu_barrier_all(s->gpu, cmd);
-		gpu_pipeline_dispatch(s->gpu, cmd, b->pipes[EXACT_CONTAIN], b->sets[EXACT_CONTAIN][0], &params, groups);
-		batch_timer_mark(s, &b->timer, cmd, 0, BATCH_TIMER_TAG(VKCOL_TIMED_CONTAINMENT, BATCH_TIMER_NO_LEVEL));
-		gpu_barrier_all(s->gpu, cmd);
+		exact_record_chunk(s, cmd, b, n, NULL, &b->timer);
 		TRY(gpu_submit_once(s->gpu, cmd));
 		TRY(batch_timer_collect(s, &b->timer, 0));
 		start = batch_now();
@@ -372,7 +376,7 @@ vkcol_result exact_run(batch_scope *s, const vkcol_batch_desc *desc, uint32_t ma
 	} else if (!(desc->flags & VKCOL_BATCH_NO_EARLY_ACCEPT)) {
 		flags |= VKCOL_EXACT_EARLY_ACCEPT;
 	}
-	TRY(exact_buffers_create(s, chunk, list_capacity, flags, map_array, &b));
+	TRY(exact_buffers_create(s, chunk, list_capacity, flags, map_array, VK_NULL_HANDLE, &b));
 	// Per submission: the start, the counters' clearing, the setup pass, two
 	// marks for each of the search and walk passes, six per level (its
 	// sizing pass and five passes), the containment pass.

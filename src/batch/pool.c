@@ -35,9 +35,14 @@ uint32_t pool_array_index(uint32_t resolution)
 	return k; // 4 -> 0, 8 -> 1, ..., 1024 -> 8
 }
 
-void pool_free(gpu_device *gpu, batch_pool *pool)
+void pool_retain(batch_pool *pool)
 {
-	if (!pool)
+	pool->refs++;
+}
+
+void pool_release(gpu_device *gpu, batch_pool *pool)
+{
+	if (!pool || --pool->refs > 0)
 		return;
 	gpu_buffer_destroy(gpu, &pool->meshes);
 	gpu_buffer_destroy(gpu, &pool->vertices);
@@ -52,17 +57,8 @@ void pool_free(gpu_device *gpu, batch_pool *pool)
 	core_free(gpu->env, pool);
 }
 
-void batch_state_free(gpu_device *gpu, batch_state *state)
+bool pool_matches(const batch_scope *s, const batch_pool *pool, bool clearance)
 {
-	pool_free(gpu, state->pool);
-	state->pool = NULL;
-}
-
-// Whether the pool holds the live meshes, with their clearance fields when
-// `clearance` (approx mode).
-static bool pool_current(const batch_scope *s, bool clearance)
-{
-	const batch_pool *pool = s->state->pool;
 	if (!pool || (clearance && !pool->clearance))
 		return false;
 	uint32_t n = 0;
@@ -304,6 +300,7 @@ static vkcol_result pool_build(batch_scope *s, bool clearance)
 	batch_pool *pool = core_calloc(env, 1, sizeof(*pool));
 	if (!pool)
 		return VKCOL_ERROR_OUT_OF_HOST_MEMORY;
+	pool->refs = 1; // the batch state's
 
 	uint32_t live = 0, cubes[VKCOL_MAP_ARRAYS] = {0}, max_vertices = 1, lod_records = 0;
 	uint64_t vertex_total = 0, cluster_total = 0, node_total = 0, triangle_total = 0;
@@ -544,17 +541,17 @@ cleanup:
 	core_free(env, host_triangles);
 	core_free(env, host_pieces);
 	if (res != VKCOL_SUCCESS) {
-		pool_free(s->gpu, pool);
+		pool_release(s->gpu, pool);
 		return res;
 	}
-	pool_free(s->gpu, s->state->pool);
+	pool_release(s->gpu, s->state->pool);
 	s->state->pool = pool;
 	return VKCOL_SUCCESS;
 }
 
 vkcol_result pool_ensure(batch_scope *s, bool clearance)
 {
-	return pool_current(s, clearance) ? VKCOL_SUCCESS : pool_build(s, clearance);
+	return pool_matches(s, s->state->pool, clearance) ? VKCOL_SUCCESS : pool_build(s, clearance);
 }
 
 void pool_views(const batch_pool *pool, VkImageView views[VKCOL_MAP_ARRAYS])

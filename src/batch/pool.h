@@ -14,7 +14,12 @@ typedef struct pool_cube_array {
 	uint32_t cubes; // maps it holds (1 placeholder when no mesh has this resolution)
 } pool_cube_array;
 
+// Shared: the batch state holds a reference to the current pool, and each
+// vkcol_gpu_batch one to the pool it was made with, so that a rebuild (a mesh
+// created or destroyed, an approx batch's clearance fields) frees no pool a
+// recorded command buffer may still read.
 struct batch_pool {
+	uint32_t refs;        // references (pool_retain, pool_release)
 	uint32_t *ids;        // live mesh ids when built, in slot order
 	uint32_t id_count;
 	gpu_buffer meshes;    // vkcol_gpu_mesh per slot (the mesh table's capacity)
@@ -37,8 +42,14 @@ struct batch_pool {
 // it does not.
 vkcol_result pool_ensure(batch_scope *s, bool clearance);
 
-// Accepts NULL.
-void pool_free(gpu_device *gpu, batch_pool *pool);
+// Whether `pool` holds exactly the context's live meshes (and their
+// clearance fields when `clearance`).
+bool pool_matches(const batch_scope *s, const batch_pool *pool, bool clearance);
+
+// Another reference to the pool.
+void pool_retain(batch_pool *pool);
+// Drops a reference; the last frees the pool. Accepts NULL.
+void pool_release(gpu_device *gpu, batch_pool *pool);
 
 // The cube array of a map resolution: 4 -> 0, 8 -> 1, ..., 1024 -> 8.
 uint32_t pool_array_index(uint32_t resolution);

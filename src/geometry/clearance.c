@@ -11,9 +11,7 @@
 #include "geometry/vec3d.h"
 
 #include <math.h>
-#include <pthread.h>
 #include <string.h>
-#include <unistd.h>
 
 static double segment_distance(const double p[3], const double a[3], const double b[3])
 {
@@ -168,31 +166,27 @@ static double union_distance(search *s, const double p[3])
 	return s->best;
 }
 
-// At most this many threads build one field.
-#define CLEARANCE_MAX_THREADS 16u
+// Tasks one field's rows are dealt into (core_parallel_for): more than the
+// threads that run them, so that a job system balances them; task t takes
+// rows t, t + stride, ... The values do not depend on how many.
+#define CLEARANCE_TASKS 64u
 
 typedef struct field_job {
 	const mesh_cpu *m;
 	clearance_field *out;
 	double delta;   // cone_filter_reach of the map's resolution
 	double margin;  // float rounding allowed for
-	uint32_t stride; // rows first, first + stride, ... go to one thread
+	uint32_t stride; // rows first, first + stride, ... go to one task
 } field_job;
 
-typedef struct field_part {
-	const field_job *job;
-	uint32_t first;
-} field_part;
-
 // The values of rows first, first + stride, ... (row = j + k dims[1]).
-static void *field_rows(void *arg)
+static void field_rows(void *arg, uint32_t first)
 {
-	const field_part *part = arg;
-	const field_job *job = part->job;
+	const field_job *job = arg;
 	const clearance_field *out = job->out;
 	search s = {.m = job->m, .o = {job->m->origin[0], job->m->origin[1], job->m->origin[2]}};
 	uint32_t rows = out->dims[1] * out->dims[2];
-	for (uint32_t row = part->first; row < rows; row += job->stride) {
+	for (uint32_t row = first; row < rows; row += job->stride) {
 		uint32_t j = row % out->dims[1], k = row / out->dims[1];
 		size_t at = (size_t)row * out->dims[0];
 		double previous = INFINITY;
@@ -219,7 +213,6 @@ static void *field_rows(void *arg)
 			out->values[at + i] = d > slack && value > 0 ? (float)value : 0.0f;
 		}
 	}
-	return NULL;
 }
 
 vkcol_result clearance_build(const core_env *env, const mesh_cpu *m, uint32_t resolution, clearance_field *out)
@@ -256,31 +249,13 @@ vkcol_result clearance_build(const core_env *env, const mesh_cpu *m, uint32_t re
 	out->values = core_calloc(env, points, sizeof(float));
 	if (out->values == NULL)
 		return VKCOL_ERROR_OUT_OF_HOST_MEMORY;
-	// Rows of the grid (fixed j, k) are independent: one thread per core,
-	// each taking every stride-th row, the caller's thread too. A thread
-	// that cannot be started leaves its rows to the caller's: the same
-	// values either way.
+	// Rows of the grid (fixed j, k) are independent: dealt into tasks that
+	// the context's threads run (core_parallel_for).
 	uint32_t rows = out->dims[1] * out->dims[2]; // >= 1
-	long cores = sysconf(_SC_NPROCESSORS_ONLN);
-	uint32_t stride = cores < 1 ? 1 : cores > CLEARANCE_MAX_THREADS ? CLEARANCE_MAX_THREADS : (uint32_t)cores;
-	stride = stride > rows ? rows : stride;
+	uint32_t tasks = rows < CLEARANCE_TASKS ? rows : CLEARANCE_TASKS;
 	field_job job = {.m = m, .out = out, .delta = cone_filter_reach(resolution),
-	                 .margin = 1e-5 * m->sphere_radius, .stride = stride};
-	pthread_t threads[CLEARANCE_MAX_THREADS];
-	field_part parts[CLEARANCE_MAX_THREADS];
-	bool started[CLEARANCE_MAX_THREADS] = {false};
-	for (uint32_t i = 1; i < stride; i++) {
-		parts[i] = (field_part){.job = &job, .first = i};
-		started[i] = pthread_create(&threads[i], NULL, field_rows, &parts[i]) == 0;
-	}
-	parts[0] = (field_part){.job = &job, .first = 0};
-	field_rows(&parts[0]);
-	for (uint32_t i = 1; i < stride; i++) {
-		if (started[i])
-			pthread_join(threads[i], NULL);
-		else
-			field_rows(&parts[i]);
-	}
+	                 .margin = 1e-5 * m->sphere_radius, .stride = tasks};
+	core_parallel_for(env, tasks, field_rows, &job);
 	return VKCOL_SUCCESS;
 }
 

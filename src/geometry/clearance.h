@@ -39,10 +39,10 @@ typedef struct clearance_field {
 // value of 0). Only approx mode reads the field: the batch pool builds it, on
 // the CPU, for each mesh that has none when an approx batch first needs the
 // pool (batch/pool.c's pool_ensure), so contexts that run exact batches alone
-// never pay for it. The grid's rows are shared among one thread per core (up
-// to 16, the caller's among them; started and joined here): the values do not
-// depend on how many. Returns VKCOL_ERROR_OUT_OF_HOST_MEMORY when the values
-// cannot be allocated.
+// never pay for it. The grid's rows are dealt into tasks that env's threads
+// run (core_parallel_for: the library's own, the calling thread alone, or
+// the caller's job system): the values do not depend on which. Returns
+// VKCOL_ERROR_OUT_OF_HOST_MEMORY when the values cannot be allocated.
 vkcol_result clearance_build(const core_env *env, const mesh_cpu *m, uint32_t resolution, clearance_field *out);
 
 void clearance_free(const core_env *env, clearance_field *f);

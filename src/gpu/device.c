@@ -188,6 +188,7 @@ static vkcol_result create_instance(gpu_device *gpu, bool validate, VkInstance *
 	    .engineVersion = VK_MAKE_API_VERSION(0, VKCOL_VERSION_MAJOR, VKCOL_VERSION_MINOR, VKCOL_VERSION_PATCH),
 	    .apiVersion = loader_version >= VK_API_VERSION_1_3 ? VK_API_VERSION_1_3 : loader_version,
 	};
+	gpu->instance_version = app.apiVersion;
 	VkInstanceCreateInfo info = {
 	    .sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO,
 	    .pNext = validate ? &messenger : NULL, // also catches messages of vkCreate/DestroyInstance
@@ -398,17 +399,32 @@ static vkcol_result create_device(gpu_device *gpu)
 	// Batched cube-map tests sample cube-array images.
 	VkPhysicalDeviceFeatures supported, enabled = {0};
 	gpu->vki.vkGetPhysicalDeviceFeatures(gpu->physical_device, &supported);
-	enabled.imageCubeArray = supported.imageCubeArray;
+	if (!supported.imageCubeArray) {
+		CORE_ERROR(env, "device %s lacks the imageCubeArray feature, which batches need", gpu->info.name);
+		return VKCOL_ERROR_UNSUPPORTED;
+	}
+	enabled.imageCubeArray = VK_TRUE;
 	// Exact mode's last triangle test runs in double where it can.
 	enabled.shaderFloat64 = supported.shaderFloat64;
 	gpu->float64 = supported.shaderFloat64;
+	// Barriers through synchronization2 where the device (and the instance,
+	// created for 1.3 when the loader allows) has it.
+	VkPhysicalDeviceVulkan13Features v13 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES};
+	if (gpu->info.api_version >= VK_API_VERSION_1_3 && gpu->instance_version >= VK_API_VERSION_1_3) {
+		VkPhysicalDeviceFeatures2 all = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, .pNext = &v13};
+		gpu->vki.vkGetPhysicalDeviceFeatures2(gpu->physical_device, &all);
+	}
+	VkPhysicalDeviceVulkan13Features enabled13 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES,
+	                                              .synchronization2 = v13.synchronization2};
 	VkDeviceCreateInfo info = {
 	    .sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO,
+	    .pNext = v13.synchronization2 ? &enabled13 : NULL,
 	    .queueCreateInfoCount = 1,
 	    .pQueueCreateInfos = &queue,
 	    .pEnabledFeatures = &enabled,
 	};
 	VK_TRY(env, gpu->vki.vkCreateDevice(gpu->physical_device, &info, NULL, &gpu->device));
+	gpu->synchronization2 = v13.synchronization2;
 cleanup:
 	return res;
 }
@@ -421,6 +437,15 @@ static vkcol_result finish_setup(gpu_device *gpu, uint32_t queue_index)
 	if (!gpu->vk.vkCreateBuffer || !gpu->vk.vkCmdDispatch) {
 		CORE_ERROR(env, "vkGetDeviceProcAddr returned no core device functions");
 		return VKCOL_ERROR_VULKAN;
+	}
+	if (gpu->synchronization2) {
+		gpu->barrier2 = gpu->vk.vkCmdPipelineBarrier2 ? gpu->vk.vkCmdPipelineBarrier2
+		                                              : (PFN_vkCmdPipelineBarrier2)gpu->vk.vkCmdPipelineBarrier2KHR;
+		if (!gpu->barrier2) {
+			CORE_ERROR(env, "synchronization2 is enabled, but the device has neither vkCmdPipelineBarrier2 nor "
+			                "vkCmdPipelineBarrier2KHR (a Vulkan 1.3 device, or VK_KHR_synchronization2 enabled)");
+			return VKCOL_ERROR_UNSUPPORTED;
+		}
 	}
 	gpu->vk.vkGetDeviceQueue(gpu->device, gpu->queue_family, queue_index, &gpu->queue);
 	gpu->vki.vkGetPhysicalDeviceProperties(gpu->physical_device, &gpu->props);
@@ -470,7 +495,7 @@ static vkcol_result create_own(gpu_device *gpu, const vkcol_context_desc *desc)
 		goto cleanup;
 	}
 	gpu->physical_device = pds[chosen];
-	gpu->info.index = chosen;
+	gpu->info = infos[chosen];
 	gpu->queue_family = compute_family(env, &gpu->vki, gpu->physical_device);
 	TRY(create_device(gpu));
 	TRY(finish_setup(gpu, 0));
@@ -513,16 +538,41 @@ static vkcol_result create_external(gpu_device *gpu, const vkcol_external_device
 		           ext->queue_family_index, ext->queue_index);
 		return VKCOL_ERROR_INVALID_ARGUMENT;
 	}
-	if (ext->shader_float64) {
-		VkPhysicalDeviceFeatures supported;
-		gpu->vki.vkGetPhysicalDeviceFeatures(gpu->physical_device, &supported);
-		if (!supported.shaderFloat64) {
-			CORE_ERROR(env, "external device: shader_float64 is set, but the physical device lacks the "
-			                "shaderFloat64 feature");
+	// What the physical device offers; whether the caller enabled it cannot
+	// be queried (the validation layer reports its use).
+	VkPhysicalDeviceProperties props;
+	gpu->vki.vkGetPhysicalDeviceProperties(gpu->physical_device, &props);
+	if (props.apiVersion < VK_API_VERSION_1_1) {
+		CORE_ERROR(env, "external device: %s offers Vulkan %u.%u; the library needs Vulkan 1.1", props.deviceName,
+		           VK_API_VERSION_MAJOR(props.apiVersion), VK_API_VERSION_MINOR(props.apiVersion));
+		return VKCOL_ERROR_UNSUPPORTED;
+	}
+	VkPhysicalDeviceFeatures supported;
+	gpu->vki.vkGetPhysicalDeviceFeatures(gpu->physical_device, &supported);
+	if (!supported.imageCubeArray) {
+		CORE_ERROR(env, "external device: %s lacks the imageCubeArray feature, which batches need (cube-array "
+		                "images)",
+		           props.deviceName);
+		return VKCOL_ERROR_UNSUPPORTED;
+	}
+	if (ext->shader_float64 && !supported.shaderFloat64) {
+		CORE_ERROR(env, "external device: shader_float64 is set, but %s lacks the shaderFloat64 feature",
+		           props.deviceName);
+		return VKCOL_ERROR_UNSUPPORTED;
+	}
+	if (ext->synchronization2) {
+		VkPhysicalDeviceSynchronization2Features sync2 = {
+		    .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SYNCHRONIZATION_2_FEATURES};
+		VkPhysicalDeviceFeatures2 all = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, .pNext = &sync2};
+		gpu->vki.vkGetPhysicalDeviceFeatures2(gpu->physical_device, &all);
+		if (!sync2.synchronization2) {
+			CORE_ERROR(env, "external device: synchronization2 is set, but %s lacks the synchronization2 feature",
+			           props.deviceName);
 			return VKCOL_ERROR_UNSUPPORTED;
 		}
 	}
 	gpu->float64 = ext->shader_float64;
+	gpu->synchronization2 = ext->synchronization2;
 	// The library never touches the caller's instance-level debug state;
 	// validation of external devices is the caller's.
 	return finish_setup(gpu, ext->queue_index);

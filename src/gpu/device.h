@@ -20,6 +20,7 @@
 	X(vkGetPhysicalDeviceProperties)                 \
 	X(vkGetPhysicalDeviceProperties2)                \
 	X(vkGetPhysicalDeviceFeatures)                   \
+	X(vkGetPhysicalDeviceFeatures2)                  \
 	X(vkGetPhysicalDeviceMemoryProperties)           \
 	X(vkGetPhysicalDeviceQueueFamilyProperties)      \
 	X(vkGetPhysicalDeviceFormatProperties)           \
@@ -55,6 +56,12 @@ struct gpu_device {
 
 	// shaderFloat64 is enabled: shaders may compute in double.
 	bool float64;
+	uint32_t instance_version; // the apiVersion of the library's own instance (0 for an external one)
+	bool synchronization2;     // the synchronization2 feature is enabled
+	// With synchronization2: barriers are recorded with this
+	// vkCmdPipelineBarrier2 (core 1.3 or the KHR extension's); NULL: with
+	// vkCmdPipelineBarrier (gpu_barrier, gpu/memory.h).
+	PFN_vkCmdPipelineBarrier2 barrier2;
 
 	VkPhysicalDeviceProperties props;
 	VkPhysicalDeviceMemoryProperties memory_props;

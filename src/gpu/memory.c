@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // GPU layer: buffers (memory type by use), staging upload and readback in
 // bounded chunks, the scratch buffers kept between calls, one-shot command
-// buffers and the all-purpose barrier.
+// buffers and barriers (synchronization2 where the device has it enabled).
 #include "gpu/memory.h"
 
 #include <string.h>
@@ -213,18 +213,43 @@ cleanup:
 	return res;
 }
 
-void gpu_barrier_all(gpu_device *gpu, VkCommandBuffer cmd)
+void gpu_barrier(gpu_device *gpu, VkCommandBuffer cmd, VkPipelineStageFlags2 src_stages, VkAccessFlags2 src_access,
+                 VkPipelineStageFlags2 dst_stages, VkAccessFlags2 dst_access)
 {
+	if (gpu->barrier2) {
+		VkMemoryBarrier2 barrier = {
+		    .sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER_2,
+		    .srcStageMask = src_stages,
+		    .srcAccessMask = src_access,
+		    .dstStageMask = dst_stages,
+		    .dstAccessMask = dst_access,
+		};
+		VkDependencyInfo dependency = {
+		    .sType = VK_STRUCTURE_TYPE_DEPENDENCY_INFO,
+		    .memoryBarrierCount = 1,
+		    .pMemoryBarriers = &barrier,
+		};
+		gpu->barrier2(cmd, &dependency);
+		return;
+	}
+	// The legacy stage and access bits have the same values in both APIs.
 	VkMemoryBarrier barrier = {
 	    .sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
-	    .srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT,
-	    .dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_READ_BIT |
-	                     VK_ACCESS_TRANSFER_WRITE_BIT | VK_ACCESS_HOST_READ_BIT | VK_ACCESS_INDIRECT_COMMAND_READ_BIT,
+	    .srcAccessMask = (VkAccessFlags)src_access,
+	    .dstAccessMask = (VkAccessFlags)dst_access,
 	};
-	gpu->vk.vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
-	                             VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT |
-	                                 VK_PIPELINE_STAGE_HOST_BIT | VK_PIPELINE_STAGE_DRAW_INDIRECT_BIT,
-	                             0, 1, &barrier, 0, NULL, 0, NULL);
+	gpu->vk.vkCmdPipelineBarrier(cmd, (VkPipelineStageFlags)src_stages, (VkPipelineStageFlags)dst_stages, 0, 1, &barrier,
+	                             0, NULL, 0, NULL);
+}
+
+void gpu_barrier_all(gpu_device *gpu, VkCommandBuffer cmd)
+{
+	gpu_barrier(gpu, cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
+	            VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT,
+	            VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT | VK_PIPELINE_STAGE_HOST_BIT |
+	                VK_PIPELINE_STAGE_DRAW_INDIRECT_BIT,
+	            VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_READ_BIT |
+	                VK_ACCESS_TRANSFER_WRITE_BIT | VK_ACCESS_HOST_READ_BIT | VK_ACCESS_INDIRECT_COMMAND_READ_BIT);
 }
 
 // Largest staging chunk: bounds host-visible memory for uploads of any size.

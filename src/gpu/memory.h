@@ -89,6 +89,13 @@ vkcol_result gpu_begin_once(gpu_device *gpu, VkCommandBuffer *out);
 // Ends, submits, waits on the device's fence and frees cmd (also on failure).
 vkcol_result gpu_submit_once(gpu_device *gpu, VkCommandBuffer cmd);
 
+// A global memory barrier from src_stages' src_access to dst_stages'
+// dst_access: vkCmdPipelineBarrier2 when the device has synchronization2
+// enabled, else vkCmdPipelineBarrier, which takes only the bits below 2^32
+// (the legacy bits, the same values in both).
+void gpu_barrier(gpu_device *gpu, VkCommandBuffer cmd, VkPipelineStageFlags2 src_stages, VkAccessFlags2 src_access,
+                 VkPipelineStageFlags2 dst_stages, VkAccessFlags2 dst_access);
+
 // A barrier making compute/transfer writes visible to later compute/transfer
-// reads and host reads.
+// reads, indirect dispatches and host reads.
 void gpu_barrier_all(gpu_device *gpu, VkCommandBuffer cmd);

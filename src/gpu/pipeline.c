@@ -164,6 +164,64 @@ static void write_set(gpu_device *gpu, const gpu_pipeline *p, VkDescriptorSet se
 	gpu->vk.vkUpdateDescriptorSets(gpu->device, p->binding_count, writes, 0, NULL);
 }
 
+vkcol_result gpu_set_pool_create(gpu_device *gpu, const gpu_pipeline *const *layouts, const uint32_t *set_counts,
+                                 uint32_t layout_count, VkDescriptorPool *out)
+{
+	const core_env *env = gpu->env;
+	vkcol_result res = VKCOL_SUCCESS;
+	*out = VK_NULL_HANDLE;
+	uint32_t per_type[3] = {0}, sets = 0;
+	for (uint32_t i = 0; i < layout_count; i++) {
+		const gpu_pipeline *p = layouts[i];
+		uint32_t n = p->binding_count ? set_counts[i] : 0;
+		sets += n;
+		for (uint32_t k = 0; k < p->binding_count; k++)
+			per_type[p->bindings[k] - 1] += n * (p->bindings[k] == GPU_BINDING_IMAGES ? p->image_count : 1);
+	}
+	VkDescriptorPoolSize sizes[3];
+	uint32_t size_count = 0;
+	for (gpu_binding_type t = GPU_BINDING_STORAGE; t <= GPU_BINDING_IMAGES; t++)
+		if (per_type[t - 1])
+			sizes[size_count++] = (VkDescriptorPoolSize){descriptor_type(t), per_type[t - 1]};
+	VkDescriptorPoolCreateInfo info = {
+	    .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO,
+	    .maxSets = sets ? sets : 1,
+	    .poolSizeCount = size_count,
+	    .pPoolSizes = sizes,
+	};
+	VK_TRY(env, gpu->vk.vkCreateDescriptorPool(gpu->device, &info, NULL, out));
+cleanup:
+	return res;
+}
+
+vkcol_result gpu_pipeline_bind_in(gpu_device *gpu, const gpu_pipeline *p, VkDescriptorPool pool, uint32_t count,
+                                  const gpu_binding *const *bindings, const VkImageView *views, VkSampler sampler,
+                                  VkDescriptorSet *out)
+{
+	const core_env *env = gpu->env;
+	vkcol_result res = VKCOL_SUCCESS;
+	VkDescriptorSetLayout layouts[GPU_PIPELINE_BIND_MAX];
+	for (uint32_t i = 0; i < count && i < GPU_PIPELINE_BIND_MAX; i++)
+		out[i] = VK_NULL_HANDLE;
+	if (!p->binding_count)
+		return VKCOL_SUCCESS;
+	if (count == 0 || count > GPU_PIPELINE_BIND_MAX)
+		return VKCOL_ERROR_INVALID_ARGUMENT;
+	for (uint32_t i = 0; i < count; i++)
+		layouts[i] = p->set_layout;
+	VkDescriptorSetAllocateInfo alloc = {
+	    .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO,
+	    .descriptorPool = pool,
+	    .descriptorSetCount = count,
+	    .pSetLayouts = layouts,
+	};
+	VK_TRY(env, gpu->vk.vkAllocateDescriptorSets(gpu->device, &alloc, out));
+	for (uint32_t i = 0; i < count; i++)
+		write_set(gpu, p, out[i], bindings[i], views, sampler);
+cleanup:
+	return res;
+}
+
 vkcol_result gpu_pipeline_bind_sets(gpu_device *gpu, gpu_pipeline *p, uint32_t count,
                                     const gpu_binding *const *bindings, const VkImageView *views, VkSampler sampler,
                                     VkDescriptorSet *out)
@@ -221,4 +279,11 @@ void gpu_pipeline_dispatch(gpu_device *gpu, VkCommandBuffer cmd, const gpu_pipel
 	uint32_t x = group_count <= max_x ? group_count : max_x;
 	uint32_t y = (group_count + x - 1) / x;
 	gpu->vk.vkCmdDispatch(cmd, x, y, 1);
+}
+
+void gpu_pipeline_dispatch_indirect(gpu_device *gpu, VkCommandBuffer cmd, const gpu_pipeline *p, VkDescriptorSet set,
+                                    const void *push, gpu_indirect args)
+{
+	gpu_pipeline_dispatch(gpu, cmd, p, set, push, 0); // binds only
+	gpu->vk.vkCmdDispatchIndirect(cmd, args.buffer, args.offset);
 }

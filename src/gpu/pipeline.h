@@ -71,9 +71,32 @@ vkcol_result gpu_pipeline_bind_sets(gpu_device *gpu, gpu_pipeline *pipeline, uin
                                     const gpu_binding *const *bindings, const VkImageView *views, VkSampler sampler,
                                     VkDescriptorSet *out);
 
+// A descriptor pool of one's own, for sets that outlive the pipelines'
+// pools' resets (a vkcol_gpu_batch's): room for set_counts[i] sets of the
+// layout of layouts[i] (any pipeline of that layout), i < layout_count.
+// Destroyed by its owner (vkDestroyDescriptorPool).
+vkcol_result gpu_set_pool_create(gpu_device *gpu, const gpu_pipeline *const *layouts, const uint32_t *set_counts,
+                                 uint32_t layout_count, VkDescriptorPool *out);
+
+// As gpu_pipeline_bind_sets, from `pool` (gpu_set_pool_create), which is
+// never reset here: running out of room is an error.
+vkcol_result gpu_pipeline_bind_in(gpu_device *gpu, const gpu_pipeline *pipeline, VkDescriptorPool pool, uint32_t count,
+                                  const gpu_binding *const *bindings, const VkImageView *views, VkSampler sampler,
+                                  VkDescriptorSet *out);
+
+// Where an indirect dispatch's VkDispatchIndirectCommand lies.
+typedef struct gpu_indirect {
+	VkBuffer buffer;
+	VkDeviceSize offset;
+} gpu_indirect;
+
 // Records bind + push constants + dispatch of group_count workgroups, split
 // into a 2D grid when group_count exceeds maxComputeWorkGroupCount[0].
 // Shaders recover the linear group index as gl_WorkGroupID.y * gl_NumWorkGroups.x
 // + gl_WorkGroupID.x and must bounds-check.
 void gpu_pipeline_dispatch(gpu_device *gpu, VkCommandBuffer cmd, const gpu_pipeline *pipeline,
                            VkDescriptorSet set, const void *push, uint32_t group_count);
+
+// Records bind + push constants + an indirect dispatch from `args`.
+void gpu_pipeline_dispatch_indirect(gpu_device *gpu, VkCommandBuffer cmd, const gpu_pipeline *pipeline,
+                                    VkDescriptorSet set, const void *push, gpu_indirect args);

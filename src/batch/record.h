@@ -1,0 +1,9 @@
+// SPDX-License-Identifier: MIT
+// Recorded queries (record.c): vkcol_gpu_batch and vkcol_batch_record.
+#pragma once
+
+#include "batch/batch.h"
+
+// Frees every vkcol_gpu_batch of the batch state (vkcol_context_destroy,
+// before the pool and the meshes they read).
+void record_free_all(batch_scope *s);
