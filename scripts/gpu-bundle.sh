@@ -70,10 +70,10 @@ mkdir -p "$out/lib" "$out/tests" "$out/layers" "$out/models"
 cp -a "$stage/install/vkcollide/lib/"libvkcollide.so* "$out/lib/"
 
 # 2. The GPU suites (as tests/meson.build registers them) and the bench test.
-for t in gpu_smoke cubemap batch exact precision timing; do
+for t in gpu_smoke cubemap batch exact precision timing record; do
 	cp "$build/tests/test_$t" "$out/tests/"
 done
-cp "$build/tests/example_minimal" tests/test_bench.py "$out/tests/"
+cp "$build/tests/example_minimal" "$build/tests/renderer_embed" tests/test_bench.py "$out/tests/"
 
 # 3. The models of assimp-testmodels the default suite reads (as its
 # --list names them), in that package's layout.

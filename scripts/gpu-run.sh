@@ -81,7 +81,8 @@ tests_budget=$((budget / 3))
 if [ $quick = 1 ]; then
 	suites="gpu_smoke timing"
 else
-	suites="gpu_smoke cubemap batch exact precision timing example_minimal bench"
+	suites="gpu_smoke cubemap batch exact precision timing record example_minimal renderer_embed
+		renderer_embed_approx bench"
 fi
 : >"$out/tests.txt"
 for t in $suites; do
@@ -96,6 +97,10 @@ for t in $suites; do
 		cmd="python3 $here/tests/test_bench.py $here/bin/vkcollide"
 	elif [ "$t" = example_minimal ]; then
 		cmd="$here/tests/example_minimal"
+	elif [ "$t" = renderer_embed ]; then
+		cmd="$here/tests/renderer_embed $here/share/vkcollide/meshes $work/logs/renderer_embed.png"
+	elif [ "$t" = renderer_embed_approx ]; then
+		cmd="$here/tests/renderer_embed $here/share/vkcollide/meshes $work/logs/renderer_embed_approx.png --approx"
 	else
 		cmd="$here/tests/test_$t"
 	fi
