@@ -235,6 +235,10 @@ def summary(report, written, note):
                  f"{' (only ' + report['only'] + ')' if report.get('only') else ''}, "
                  f"{fmt(report.get('seconds'))} s.")
     lines.append("")
+    if report.get("incomplete"):
+        lines.append(f"**Incomplete** ({report['incomplete']}): the run stopped before the end; the figures "
+                     "below are those of the cases it finished.")
+        lines.append("")
     lines.append(f"- Device: {d.get('name', '?')} ({d.get('type', '?')}), driver {d.get('driver', '?')}, "
                  f"Vulkan {d.get('api_version', '?')}"
                  f"{', **validation on: the times mean little**' if d.get('validation') else ''}.")

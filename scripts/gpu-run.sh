@@ -143,6 +143,11 @@ else
 	fi
 fi
 
+# 3. What comes back. A bench cut short leaves its work folder: its logs
+# are kept, its meshes and pose files (tens of MB) are not.
+if [ -d "$report/work" ]; then
+	find "$report/work" -type f ! -name '*.log' -delete
+fi
 # 3. What comes back.
 [ -f "$report/report.json" ] && cp "$report/report.json" "$out/"
 [ -f "$report/summary.md" ] && cp "$report/summary.md" "$out/"

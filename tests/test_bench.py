@@ -263,9 +263,17 @@ def test_summary_and_plots():
             check(os.path.getsize(path) > 1000 and name in text, "%s missing or not in summary.md" % name)
     check(not os.path.exists(os.path.join(_smoke["dir"], "work")), "the work folder was left behind")
     # --summarize makes them again elsewhere.
+    # A report cut short (as run.sh's time limit leaves one) says so in its
+    # summary.
     with tempfile.TemporaryDirectory(prefix="vkcol-bench-summary-") as other:
-        rc, _, err = run("bench", "--summarize", os.path.join(_smoke["dir"], "report.json"), "--out", other)
+        cut = dict(r, incomplete="running: 3 of 7 cases done")
+        cut_path = os.path.join(other, "cut.json")
+        with open(cut_path, "w") as f:
+            json.dump(cut, f)
+        rc, _, err = run("bench", "--summarize", cut_path, "--out", other)
         check(rc == 0 and os.path.exists(os.path.join(other, "summary.md")), "--summarize: %d %s" % (rc, err))
+        with open(os.path.join(other, "summary.md")) as f:
+            check("**Incomplete** (running: 3 of 7 cases done)" in f.read(), "an incomplete report's summary hides it")
 
 
 def compare(a, b, *extra):
