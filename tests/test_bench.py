@@ -340,6 +340,15 @@ def test_usage_errors():
         check(rc == 2 and "not a vkcollide bench report" in err, "compare of a non-report: %d %s" % (rc, err))
         rc, _, err = run("bench", "--only", "nonsense", "--out", d)
         check(rc == 2 and "unknown group 'nonsense'" in err, "--only nonsense: %d %s" % (rc, err))
+        missing = os.path.join(d, "missing.json")
+        rc, _, err = compare(missing, not_report)
+        check(rc == 2 and missing + ": cannot read it" in err and "\n)" not in err, "compare of a missing file: %d %s" %
+              (rc, err))
+        broken = os.path.join(d, "broken.json")
+        with open(broken, "w") as f:
+            f.write('{"schema": ')
+        rc, _, err = compare(broken, not_report)
+        check(rc == 2 and broken + ": not a JSON file" in err, "compare of a broken file: %d %s" % (rc, err))
         rc, _, err = run("bench", "--compare", not_report)
         check(rc == 2, "--compare with one report: %d" % rc)
         # --list: what scripts/gpu-bundle.sh reads the models from.

@@ -6,6 +6,7 @@
 // figures, each over its repeats, do not overlap; for an exact figure (a
 // count of answers) when the values differ. A figure measured once in
 // either report has no spread and is never flagged.
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -100,9 +101,17 @@ static double get(json_object *f, const char *key)
 
 static json_object *load(const char *path)
 {
+	FILE *f = fopen(path, "r");
+	if (!f) {
+		error_line("%s: cannot read it: %s", path, strerror(errno));
+		return NULL;
+	}
+	fclose(f);
 	json_object *r = json_object_from_file(path);
 	if (!r) {
-		error_line("%s: not a JSON file (%s)", path, json_util_get_last_err());
+		// json-c's message ends with a newline.
+		const char *why = json_util_get_last_err();
+		error_line("%s: not a JSON file (%.*s)", path, why ? (int)strcspn(why, "\n") : 0, why ? why : "");
 		return NULL;
 	}
 	const char *schema = string_of(r, "schema", "");
