@@ -256,6 +256,17 @@ static inline tree_check_result tree_check(const aabb_tree *tree, const float *p
 	return r;
 }
 
+// The centroid of the triangle at tree position j along axis, as
+// aabb_tree.c computes it: float((a + b + c) / 3) in double.
+static inline float tree_check_centroid(const aabb_tree *tree, const float *positions, const uint32_t *indices,
+                                        uint32_t j, int axis)
+{
+	const uint32_t *t = indices + 3 * (size_t)tree->triangles[j];
+	return (float)(((double)positions[3 * (size_t)t[0] + axis] + positions[3 * (size_t)t[1] + axis] +
+	                positions[3 * (size_t)t[2] + axis]) /
+	               3.0);
+}
+
 // Checks the split rule of CN 102663825 at every internal node: on the
 // longest axis of the node's box, every triangle of the first child is no
 // farther from the smallest centroid projection than from the largest, every
@@ -278,10 +289,7 @@ static inline uint32_t tree_check_split_rule(const aabb_tree *tree, const float 
 		int axis = (ex >= ey && ex >= ez) ? 0 : (ey >= ez ? 1 : 2);
 		float pmin = INFINITY, pmax = -INFINITY;
 		for (uint32_t j = lo[i]; j < hi[i]; ++j) {
-			const uint32_t *t = indices + 3 * (size_t)tree->triangles[j];
-			float c = (float)(((double)positions[3 * (size_t)t[0] + axis] + positions[3 * (size_t)t[1] + axis] +
-			                   positions[3 * (size_t)t[2] + axis]) /
-			                  3.0);
+			float c = tree_check_centroid(tree, positions, indices, j, axis);
 			pmin = fminf(pmin, c);
 			pmax = fmaxf(pmax, c);
 		}
@@ -290,10 +298,7 @@ static inline uint32_t tree_check_split_rule(const aabb_tree *tree, const float 
 		for (int side = 0; side < 2; ++side) {
 			uint32_t child = n->first + side;
 			for (uint32_t j = lo[child]; j < hi[child]; ++j) {
-				const uint32_t *t = indices + 3 * (size_t)tree->triangles[j];
-				float c = (float)(((double)positions[3 * (size_t)t[0] + axis] + positions[3 * (size_t)t[1] + axis] +
-				                   positions[3 * (size_t)t[2] + axis]) /
-				                  3.0);
+				float c = tree_check_centroid(tree, positions, indices, j, axis);
 				double dlo = (double)c - pmin, dhi = (double)pmax - c;
 				if (dlo == dhi)
 					*(side == 0 ? &ties_lo : &ties_hi) += 1;
@@ -341,10 +346,7 @@ static inline uint32_t tree_check_separated(const aabb_tree *tree, const float *
 			float first_max = -INFINITY, second_min = INFINITY;
 			for (int side = 0; side < 2; ++side)
 				for (uint32_t j = lo[n->first + side]; j < hi[n->first + side]; ++j) {
-					const uint32_t *t = indices + 3 * (size_t)tree->triangles[j];
-					float c = (float)(((double)positions[3 * (size_t)t[0] + axis] +
-					                   positions[3 * (size_t)t[1] + axis] + positions[3 * (size_t)t[2] + axis]) /
-					                  3.0);
+					float c = tree_check_centroid(tree, positions, indices, j, axis);
 					if (side == 0)
 						first_max = fmaxf(first_max, c);
 					else

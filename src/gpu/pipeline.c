@@ -194,17 +194,17 @@ cleanup:
 	return res;
 }
 
-vkcol_result gpu_pipeline_bind_in(gpu_device *gpu, const gpu_pipeline *p, VkDescriptorPool pool, uint32_t count,
-                                  const gpu_binding *const *bindings, const VkImageView *views, VkSampler sampler,
-                                  VkDescriptorSet *out)
+// Allocates count sets of p's layout from `pool` and writes bindings[i]
+// into set i. With `reset_when_full`, an exhausted pool (the pipeline's
+// own) is reset and the allocation tried again: one allocation for all, so
+// a reset never frees a set of the same call.
+static vkcol_result allocate_sets(gpu_device *gpu, const gpu_pipeline *p, VkDescriptorPool pool, bool reset_when_full,
+                                  uint32_t count, const gpu_binding *const *bindings, const VkImageView *views,
+                                  VkSampler sampler, VkDescriptorSet *out)
 {
 	const core_env *env = gpu->env;
 	vkcol_result res = VKCOL_SUCCESS;
 	VkDescriptorSetLayout layouts[GPU_PIPELINE_BIND_MAX];
-	for (uint32_t i = 0; i < count && i < GPU_PIPELINE_BIND_MAX; i++)
-		out[i] = VK_NULL_HANDLE;
-	if (!p->binding_count)
-		return VKCOL_SUCCESS;
 	if (count == 0 || count > GPU_PIPELINE_BIND_MAX)
 		return VKCOL_ERROR_INVALID_ARGUMENT;
 	for (uint32_t i = 0; i < count; i++)
@@ -215,39 +215,9 @@ vkcol_result gpu_pipeline_bind_in(gpu_device *gpu, const gpu_pipeline *p, VkDesc
 	    .descriptorSetCount = count,
 	    .pSetLayouts = layouts,
 	};
-	VK_TRY(env, gpu->vk.vkAllocateDescriptorSets(gpu->device, &alloc, out));
-	for (uint32_t i = 0; i < count; i++)
-		write_set(gpu, p, out[i], bindings[i], views, sampler);
-cleanup:
-	return res;
-}
-
-vkcol_result gpu_pipeline_bind_sets(gpu_device *gpu, gpu_pipeline *p, uint32_t count,
-                                    const gpu_binding *const *bindings, const VkImageView *views, VkSampler sampler,
-                                    VkDescriptorSet *out)
-{
-	const core_env *env = gpu->env;
-	vkcol_result res = VKCOL_SUCCESS;
-	VkDescriptorSetLayout layouts[GPU_PIPELINE_BIND_MAX];
-	for (uint32_t i = 0; i < count && i < GPU_PIPELINE_BIND_MAX; i++)
-		out[i] = VK_NULL_HANDLE;
-	if (!p->pool)
-		return VKCOL_SUCCESS;
-	if (count == 0 || count > GPU_PIPELINE_BIND_MAX)
-		return VKCOL_ERROR_INVALID_ARGUMENT;
-	for (uint32_t i = 0; i < count; i++)
-		layouts[i] = p->set_layout;
-	VkDescriptorSetAllocateInfo alloc = {
-	    .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO,
-	    .descriptorPool = p->pool,
-	    .descriptorSetCount = count,
-	    .pSetLayouts = layouts,
-	};
-	// One allocation for all: a reset of the exhausted pool never frees a
-	// set of the same call.
 	VkResult vr = gpu->vk.vkAllocateDescriptorSets(gpu->device, &alloc, out);
-	if (vr == VK_ERROR_OUT_OF_POOL_MEMORY || vr == VK_ERROR_FRAGMENTED_POOL) {
-		VK_TRY(env, gpu->vk.vkResetDescriptorPool(gpu->device, p->pool, 0));
+	if (reset_when_full && (vr == VK_ERROR_OUT_OF_POOL_MEMORY || vr == VK_ERROR_FRAGMENTED_POOL)) {
+		VK_TRY(env, gpu->vk.vkResetDescriptorPool(gpu->device, pool, 0));
 		vr = gpu->vk.vkAllocateDescriptorSets(gpu->device, &alloc, out);
 	}
 	VK_TRY(env, vr);
@@ -255,6 +225,28 @@ vkcol_result gpu_pipeline_bind_sets(gpu_device *gpu, gpu_pipeline *p, uint32_t c
 		write_set(gpu, p, out[i], bindings[i], views, sampler);
 cleanup:
 	return res;
+}
+
+vkcol_result gpu_pipeline_bind_in(gpu_device *gpu, const gpu_pipeline *p, VkDescriptorPool pool, uint32_t count,
+                                  const gpu_binding *const *bindings, const VkImageView *views, VkSampler sampler,
+                                  VkDescriptorSet *out)
+{
+	for (uint32_t i = 0; i < count && i < GPU_PIPELINE_BIND_MAX; i++)
+		out[i] = VK_NULL_HANDLE;
+	if (!p->binding_count)
+		return VKCOL_SUCCESS;
+	return allocate_sets(gpu, p, pool, false, count, bindings, views, sampler, out);
+}
+
+vkcol_result gpu_pipeline_bind_sets(gpu_device *gpu, gpu_pipeline *p, uint32_t count,
+                                    const gpu_binding *const *bindings, const VkImageView *views, VkSampler sampler,
+                                    VkDescriptorSet *out)
+{
+	for (uint32_t i = 0; i < count && i < GPU_PIPELINE_BIND_MAX; i++)
+		out[i] = VK_NULL_HANDLE;
+	if (!p->pool)
+		return VKCOL_SUCCESS;
+	return allocate_sets(gpu, p, p->pool, true, count, bindings, views, sampler, out);
 }
 
 vkcol_result gpu_pipeline_bind(gpu_device *gpu, gpu_pipeline *p, const gpu_binding *bindings,
