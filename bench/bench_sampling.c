@@ -16,75 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "batch/pool.h"
-#include "context.h"
 #include "meshgen.h"
-#include "sample_raw.h"
-
-// bench/sample_raw.comp, compiled by bench/meson.build.
-static const uint32_t sample_raw_spv[] = {
-#include "sample_raw.spv.inc"
-};
-
-// sample_raw.comp's pipeline: its sums (binding 0) and the cube array it
-// samples (binding 1), built through the library's GPU layer.
-static vkcol_result raw_pipeline(vkcol_context *ctx, gpu_pipeline *out)
-{
-	const uint32_t workgroup = VKCOL_WORKGROUP_SIZE;
-	const VkSpecializationMapEntry entry = {0, 0, 4};
-	const VkSpecializationInfo spec = {1, &entry, 4, &workgroup};
-	gpu_pipeline_desc desc = {
-	    .spirv = sample_raw_spv,
-	    .spirv_size = sizeof(sample_raw_spv),
-	    .bindings = (const gpu_binding_type[2]){GPU_BINDING_STORAGE, GPU_BINDING_IMAGES},
-	    .binding_count = 2,
-	    .image_count = 1,
-	    .push_constant_size = sizeof(vkcol_sample_raw_params),
-	    .specialization = &spec,
-	    .name = "sample_raw",
-	};
-	return gpu_pipeline_create(&ctx->gpu, &desc, out);
-}
-
-// The device's raw cube-sampling rate (samples per second) on the batch
-// pool's cube array of this resolution, with the batch stage's sampler:
-// `samples` samples at pseudo-random directions, after one warm-up run.
-// Builds the pool if needed (a mesh of that resolution must exist).
-static vkcol_result raw_sampling_rate(vkcol_context *ctx, gpu_pipeline *pipe, uint32_t resolution, uint64_t samples,
-                                      double *rate)
-{
-	batch_scope scope, *s = &scope;
-	batch_scope_of(ctx, s);
-	vkcol_result res = VKCOL_SUCCESS;
-	gpu_buffer out = {0};
-	*rate = 0;
-	TRY(cubemap_check_support(s->gpu, &s->meshes->sampler));
-	TRY(pool_ensure(s, false));
-	const pool_cube_array *array = &s->state->pool->arrays[pool_array_index(resolution)];
-	const uint32_t per_invocation = 64;
-	uint64_t invocations64 = (samples + per_invocation - 1) / per_invocation;
-	uint32_t invocations = invocations64 > (1u << 24) ? (1u << 24) : (uint32_t)invocations64;
-	TRY(gpu_buffer_create(s->gpu, (VkDeviceSize)invocations * 4, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, GPU_MEMORY_DEVICE,
-	                      "raw sampling sums", &out));
-	VkDescriptorSet set;
-	gpu_binding bindings[2] = {{&out, 0, 0}};
-	TRY(gpu_pipeline_bind(s->gpu, pipe, bindings, &array->view, s->meshes->sampler.sampler, &set));
-	vkcol_sample_raw_params params = {invocations, per_invocation, array->cubes, 0.0f};
-	double seconds = 0;
-	for (int run = 0; run < 2; run++) { // run 0 warms up
-		VkCommandBuffer cmd;
-		TRY(gpu_begin_once(s->gpu, &cmd));
-		gpu_pipeline_dispatch(s->gpu, cmd, pipe, set, &params,
-		                      (invocations + VKCOL_WORKGROUP_SIZE - 1) / VKCOL_WORKGROUP_SIZE);
-		double t0 = batch_now();
-		TRY(gpu_submit_once(s->gpu, cmd));
-		seconds = batch_now() - t0;
-	}
-	*rate = (double)invocations * per_invocation / seconds;
-cleanup:
-	gpu_buffer_destroy(s->gpu, &out);
-	return res;
-}
+#include "raw_rates.h"
 
 static int compare_double(const void *a, const void *b)
 {
@@ -143,9 +76,6 @@ int main(int argc, char **argv)
 	vkcol_batch_desc bd = {.pairs = pairs, .pair_count = pair_count, .mode = VKCOL_MODE_APPROX, .stats = &stats};
 	if (vkcol_batch_run(ctx, &bd, results) != VKCOL_SUCCESS) // warm-up: pipeline compile, pool
 		return 1;
-	gpu_pipeline raw_pipe = {0};
-	if (raw_pipeline(ctx, &raw_pipe) != VKCOL_SUCCESS)
-		return 1;
 	double stage1[64], raw[64], pairs_per_s[64], tests_per_s[64], vertices_per_s[64];
 	// Both meshes' vertices, for every pair stage 0 leaves to stage 1.
 	const double vertices_per_pair = 2.0 * sphere.vertex_count;
@@ -157,7 +87,8 @@ int main(int argc, char **argv)
 		pairs_per_s[r] = (double)stats.pairs / stats.seconds;
 		tests_per_s[r] = (double)stats.vertex_tests / stats.seconds;
 		vertices_per_s[r] = (double)(stats.pairs - stats.sphere_rejected) * vertices_per_pair / stats.seconds;
-		if (raw_sampling_rate(ctx, &raw_pipe, resolution, 1u << 24, &raw[r]) != VKCOL_SUCCESS)
+		bool device_timed;
+		if (raw_sampling_rates(ctx, resolution, 0.05, 1, &raw[r], &device_timed) != VKCOL_SUCCESS)
 			return 1;
 	}
 	vkcol_device_info info;
@@ -182,7 +113,6 @@ int main(int argc, char **argv)
 	free(pairs);
 	free(results);
 	meshgen_free(&sphere);
-	gpu_pipeline_destroy(&ctx->gpu, &raw_pipe);
 	vkcol_context_destroy(ctx);
 	return 0;
 }

@@ -350,6 +350,11 @@ typedef struct vkcol_mesh_info {
 	float cube_multi_hit_fraction;
 	bool star_shaped;               ///< cube_multi_hit_fraction == 0
 	uint64_t device_bytes;          ///< device memory held by this mesh (buffers and cube map)
+	/// Wall time of vkcol_mesh_create, in seconds: the CPU analysis
+	/// (checks, welding, bounds, the tree, origin, inner balls), the tree's
+	/// build within it, and the rest (upload, the cube map on the device and
+	/// its read back, cone bounds).
+	double analysis_seconds, tree_seconds, cube_map_seconds;
 } vkcol_mesh_info;
 
 VKCOL_API vkcol_result vkcol_mesh_get_info(const vkcol_context *ctx, vkcol_mesh mesh, vkcol_mesh_info *out);
@@ -469,6 +474,28 @@ typedef struct vkcol_pair_result {
 /// 0 .. done-1 are final); return false to stop early.
 typedef bool (*vkcol_progress_fn)(void *user, uint64_t done, uint64_t total);
 
+/// The device passes of a batch, as VKCOL_BATCH_TIMESTAMPS times them
+/// (vkcol_batch_stats.stage_seconds).
+typedef enum vkcol_timed_stage {
+	/// Stage 0 and the pairs' set-up: approx_pairs.comp (bounds, inner balls,
+	/// the clusters to test); exact mode's setup pass (frames, bounds, inner
+	/// balls).
+	VKCOL_TIMED_BOUNDS = 0,
+	/// Stage 1's cube-map samples: approx mode's group, cluster and spilled
+	/// passes; exact mode's witness search and walk.
+	VKCOL_TIMED_CUBE_MAP = 1,
+	/// Work between the passes: clearing counters, the one-invocation passes
+	/// that size each indirect dispatch (exact mode, per level).
+	VKCOL_TIMED_SETUP = 2,
+	/// Exact mode: node pairs of the two trees, breadth first and depth first.
+	VKCOL_TIMED_TRAVERSAL = 3,
+	/// Exact mode: leaf pairs, their triangle tests and confirmations.
+	VKCOL_TIMED_LEAVES = 4,
+	/// Exact mode: the answer pass, containment by ray parity.
+	VKCOL_TIMED_CONTAINMENT = 5,
+	VKCOL_TIMED_STAGE_COUNT = 6
+} vkcol_timed_stage;
+
 /// Counters of a batch's work, filled when vkcol_batch_desc.stats is set
 /// (collecting costs two atomic additions per pair on the device).
 typedef struct vkcol_batch_stats {
@@ -495,6 +522,24 @@ typedef struct vkcol_batch_stats {
 	/// Exact mode: pairs accepted because inner balls of the two closed
 	/// meshes overlap (stage 1's early accept, tried before the witness).
 	uint64_t inner_ball_accepted;
+	/// The most device memory the context held during the call, in bytes:
+	/// its meshes, the batch pool and the batch's buffers (on a device whose
+	/// memory is the host's, such as lavapipe, host memory too).
+	uint64_t device_bytes;
+	/// With VKCOL_BATCH_TIMESTAMPS (else all zero): device time measured
+	/// with Vulkan timestamp queries, summed over the chunks and reruns. The
+	/// interval between two timestamps goes to the pass that completes at
+	/// the second, so overlapping passes share the time each adds.
+	bool timestamps;           ///< false when the queue has no timestamps: the times below stay 0
+	double gpu_seconds;        ///< each submission's first to last timestamp, summed
+	double stage_seconds[VKCOL_TIMED_STAGE_COUNT]; ///< by vkcol_timed_stage; they sum to gpu_seconds
+	/// Exact mode: each traversal level's passes (all of vkcol_timed_stage
+	/// SETUP, TRAVERSAL and LEAVES that level ran); level k as level_items.
+	double level_seconds[128];
+	/// Host time writing the pairs into the device's upload buffers, and
+	/// making the results visible and copying them out (wall time, also
+	/// when it overlaps the device's work, as approx mode's does).
+	double upload_seconds, readback_seconds;
 } vkcol_batch_stats;
 
 /// Caller-owned output of the intersecting triangle pairs of a batch (exact
@@ -525,6 +570,13 @@ typedef enum vkcol_batch_flags {
 	/// pair that the bounds do not reject goes through the tree traversal.
 	/// For measurement: the answers are the same either way.
 	VKCOL_BATCH_NO_EARLY_ACCEPT = 1u << 0,
+	/// Time each device pass with Vulkan timestamp queries, and the host's
+	/// upload and readback, into desc->stats (required with this flag; see
+	/// vkcol_batch_stats.timestamps). Costs one timestamp per pass (about
+	/// 6 per traversal level in exact mode) and a query readback per
+	/// submission; the answers are the same. Without the flag the batch
+	/// records no query.
+	VKCOL_BATCH_TIMESTAMPS = 1u << 1,
 } vkcol_batch_flags;
 
 typedef struct vkcol_batch_desc {

@@ -4,7 +4,8 @@
 # and only what is missing: safe to run again, never asks a question.
 #
 #   scripts/install-deps.sh              build, test and CLI dependencies
-#   scripts/install-deps.sh --bench      also the benchmark peers (FCL, Bullet)
+#   scripts/install-deps.sh --bench      also the benchmark peers (FCL, Bullet) and
+#                                        patchelf (scripts/gpu-bundle.sh)
 #   scripts/install-deps.sh --dry-run    say what would be installed, change nothing
 #   scripts/install-deps.sh PACKAGE...   also these Debian packages
 #
@@ -34,6 +35,7 @@ libpng-dev
 clang
 libclang-rt-dev
 python3-numpy
+python3-matplotlib
 slurm-wlm
 munge
 "
@@ -41,6 +43,7 @@ BENCH_PACKAGES="
 libfcl-dev
 libbullet-dev
 g++
+patchelf
 "
 
 usage() {

@@ -12,6 +12,7 @@
 
 #include "batch/pairs.h"
 #include "batch/pool.h"
+#include "batch/timing.h"
 
 // The buffers of an approx frame are the context's scratch buffers
 // (gpu/memory.h), slot FRAME_<buffer> + frame index: a run of batches reuses
@@ -119,8 +120,16 @@ cleanup:
 	return res;
 }
 
+// A timestamp after the passes recorded so far (timing.h), when timed.
+static void mark(const batch_scope *s, batch_timer *timer, VkCommandBuffer cmd, uint32_t slot, vkcol_timed_stage stage)
+{
+	if (timer)
+		batch_timer_mark(s, timer, cmd, slot, BATCH_TIMER_TAG(stage, BATCH_TIMER_NO_LEVEL));
+}
+
 void approx_record_chunk(batch_scope *s, VkCommandBuffer cmd, const approx_chunk *c, uint32_t n, uint32_t mip_level,
-                         uint32_t mesh_index_mask, bool stats, const gpu_indirect *per_pair)
+                         uint32_t mesh_index_mask, bool stats, const gpu_indirect *per_pair, batch_timer *timer,
+                         uint32_t slot)
 {
 	vkcol_approx_params params = {
 	    .pair_count = n,
@@ -136,21 +145,26 @@ void approx_record_chunk(batch_scope *s, VkCommandBuffer cmd, const approx_chunk
 	s->gpu->vk.vkCmdUpdateBuffer(cmd, c->job_args->buffer, 0, sizeof(no_jobs), no_jobs);
 	if (stats)
 		s->gpu->vk.vkCmdFillBuffer(cmd, c->stats->buffer, 0, VK_WHOLE_SIZE, 0);
+	mark(s, timer, cmd, slot, VKCOL_TIMED_SETUP);
 	gpu_barrier_all(s->gpu, cmd);
 	if (per_pair)
 		gpu_pipeline_dispatch_indirect(s->gpu, cmd, c->pipes[APPROX_PAIRS], c->sets[APPROX_PAIRS], &params, *per_pair);
 	else
 		gpu_pipeline_dispatch(s->gpu, cmd, c->pipes[APPROX_PAIRS], c->sets[APPROX_PAIRS], &params,
 		                      (n + VKCOL_WORKGROUP_SIZE - 1) / VKCOL_WORKGROUP_SIZE);
+	mark(s, timer, cmd, slot, VKCOL_TIMED_BOUNDS);
 	gpu_barrier_all(s->gpu, cmd);
 	gpu_pipeline_dispatch_indirect(s->gpu, cmd, c->pipes[APPROX_GROUPS], c->sets[APPROX_GROUPS], &params,
 	                               (gpu_indirect){c->job_args->buffer, 16 * VKCOL_JOBS_GROUP});
+	mark(s, timer, cmd, slot, VKCOL_TIMED_CUBE_MAP);
 	gpu_barrier_all(s->gpu, cmd);
 	gpu_pipeline_dispatch_indirect(s->gpu, cmd, c->pipes[APPROX_JOBS], c->sets[APPROX_JOBS], &params,
 	                               (gpu_indirect){c->job_args->buffer, 16 * VKCOL_JOBS_CLUSTER});
+	mark(s, timer, cmd, slot, VKCOL_TIMED_CUBE_MAP);
 	gpu_barrier_all(s->gpu, cmd);
 	gpu_pipeline_dispatch_indirect(s->gpu, cmd, c->pipes[APPROX_SPILLED], c->sets[APPROX_SPILLED], &params,
 	                               (gpu_indirect){c->job_args->buffer, 16 * VKCOL_JOBS_SPILLED});
+	mark(s, timer, cmd, slot, VKCOL_TIMED_CUBE_MAP);
 	gpu_barrier_all(s->gpu, cmd);
 }
 
@@ -159,8 +173,10 @@ static uint64_t stat64(const uint32_t *words, uint32_t index)
 	return (uint64_t)words[index] | ((uint64_t)words[index + 1] << 32);
 }
 
-// Waits for f's chunk and copies its answers (and counters) out.
-static vkcol_result harvest(batch_scope *s, frame *f, vkcol_pair_result *results, vkcol_batch_stats *stats)
+// Waits for f's chunk (frame `slot`) and copies its answers (and counters
+// and timestamps) out.
+static vkcol_result harvest(batch_scope *s, frame *f, uint32_t slot, batch_timer *timer, vkcol_pair_result *results,
+                            vkcol_batch_stats *stats)
 {
 	const core_env *env = s->env;
 	vkcol_result res = VKCOL_SUCCESS;
@@ -168,8 +184,12 @@ static vkcol_result harvest(batch_scope *s, frame *f, vkcol_pair_result *results
 		return VKCOL_SUCCESS;
 	f->in_flight = false;
 	VK_TRY(env, s->gpu->vk.vkWaitForFences(s->gpu->device, 1, &f->fence, VK_TRUE, UINT64_MAX));
+	double start = batch_now();
 	TRY(gpu_buffer_host_read(s->gpu, f->c.results));
 	memcpy(&results[f->first], f->c.results->mapped, f->count * sizeof(vkcol_pair_result));
+	if (stats)
+		batch_timer_host(timer, start, &stats->readback_seconds);
+	TRY(batch_timer_collect(s, timer, slot));
 	if (stats) {
 		TRY(gpu_buffer_host_read(s->gpu, f->c.stats));
 		const uint32_t *words = f->c.stats->mapped;
@@ -186,6 +206,7 @@ vkcol_result approx_run(batch_scope *s, const vkcol_batch_desc *desc, uint32_t m
 	vkcol_result res = VKCOL_SUCCESS;
 	vkcol_batch_stats *stats = desc->stats;
 	frame frames[2] = {0};
+	batch_timer timer = {0};
 	uint32_t *budget_ids = NULL; // vertex budget: the id of each slot's level of detail
 	uint32_t most = approx_chunk_limit(s, desc->chunk_pairs);
 	uint32_t chunk = (uint64_t)most > desc->pair_count ? (uint32_t)desc->pair_count : most;
@@ -222,6 +243,8 @@ vkcol_result approx_run(batch_scope *s, const vkcol_batch_desc *desc, uint32_t m
 		VK_TRY(env, s->gpu->vk.vkCreateFence(s->gpu->device, &fence, NULL, &f->fence));
 	}
 
+	// Per frame: the start, the set-up and the four passes.
+	TRY(batch_timer_create(s, desc, 2, 6, &timer));
 	// The vertex budget: pairs name the records of the levels of detail it
 	// picks (pool.h).
 	if (desc->vertex_budget) {
@@ -239,7 +262,7 @@ vkcol_result approx_run(batch_scope *s, const vkcol_batch_desc *desc, uint32_t m
 	for (uint64_t first = 0; first < desc->pair_count && !stopped; first += chunk, k ^= 1) {
 		frame *f = &frames[k];
 		if (f->in_flight) {
-			TRY(harvest(s, f, results, stats));
+			TRY(harvest(s, f, k, &timer, results, stats));
 			done = f->first + f->count;
 			if (desc->progress && !desc->progress(desc->progress_user, done, desc->pair_count)) {
 				stopped = true;
@@ -247,14 +270,18 @@ vkcol_result approx_run(batch_scope *s, const vkcol_batch_desc *desc, uint32_t m
 			}
 		}
 		uint64_t count = desc->pair_count - first < chunk ? desc->pair_count - first : chunk;
+		double upload_start = batch_now();
 		pairs_upload(s, &desc->pairs[first], count, NULL, false, f->c.pairs->mapped);
 		if (budget_ids)
 			pool_budget_pairs(budget_ids, f->c.pairs->mapped, count);
+		if (stats)
+			batch_timer_host(&timer, upload_start, &stats->upload_seconds);
 		VkCommandBufferBeginInfo begin = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
 		                                  .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT};
 		VK_TRY(env, s->gpu->vk.vkBeginCommandBuffer(f->cmd, &begin));
+		batch_timer_begin(s, &timer, f->cmd, k);
 		approx_record_chunk(s, f->cmd, &f->c, (uint32_t)count, desc->mip_level,
-		                    budget_ids ? UINT32_MAX : MESH_MAX_COUNT, stats != NULL, NULL);
+		                    budget_ids ? UINT32_MAX : MESH_MAX_COUNT, stats != NULL, NULL, &timer, k);
 		VK_TRY(env, s->gpu->vk.vkEndCommandBuffer(f->cmd));
 		VK_TRY(env, s->gpu->vk.vkResetFences(s->gpu->device, 1, &f->fence));
 		VkSubmitInfo submit = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .commandBufferCount = 1, .pCommandBuffers = &f->cmd};
@@ -267,7 +294,7 @@ vkcol_result approx_run(batch_scope *s, const vkcol_batch_desc *desc, uint32_t m
 	for (int i = 0; i < 2; i++) {
 		frame *f = &frames[k];
 		if (f->in_flight) {
-			TRY(harvest(s, f, results, stats));
+			TRY(harvest(s, f, k, &timer, results, stats));
 			done = f->first + f->count;
 			if (desc->progress && !stopped && done < desc->pair_count)
 				stopped = !desc->progress(desc->progress_user, done, desc->pair_count);
@@ -289,5 +316,6 @@ cleanup:
 		if (f->cmd)
 			s->gpu->vk.vkFreeCommandBuffers(s->gpu->device, s->gpu->command_pool, 1, &f->cmd);
 	}
+	batch_timer_destroy(s, &timer);
 	return res;
 }

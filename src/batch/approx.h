@@ -3,6 +3,7 @@
 #pragma once
 
 #include "batch/batch.h"
+#include "batch/timing.h"
 
 // Approx mode's pipelines: approx_pairs.comp, its spilled variant,
 // approx_groups.comp, approx_jobs.comp.
@@ -46,8 +47,11 @@ vkcol_result approx_chunk_bind(batch_scope *s, uint32_t map_array, VkDescriptorP
 // workgroup, hold pairs that stage 0 decides). mesh_index_mask: how the
 // pairs' ids name pool records (MESH_MAX_COUNT; all ones where a vertex
 // budget rewrote them, pool_budget_pairs).
+// timer: NULL, or a timer begun on `slot` of cmd, which gets a timestamp
+// after each pass (timing.h).
 void approx_record_chunk(batch_scope *s, VkCommandBuffer cmd, const approx_chunk *c, uint32_t n, uint32_t mip_level,
-                         uint32_t mesh_index_mask, bool stats, const gpu_indirect *per_pair);
+                         uint32_t mesh_index_mask, bool stats, const gpu_indirect *per_pair, batch_timer *timer,
+                         uint32_t slot);
 
 // Answers desc's pairs (validated; the pool holds every mesh, with its
 // clearance field) in approx mode, in input order, counting desc->stats's

@@ -60,8 +60,13 @@ static vkcol_result check_desc(const core_env *env, const vkcol_batch_desc *desc
 		           (unsigned long long)desc->triangles->capacity);
 		return VKCOL_ERROR_INVALID_ARGUMENT;
 	}
-	if (desc->flags & ~(uint32_t)VKCOL_BATCH_NO_EARLY_ACCEPT) {
-		CORE_ERROR(env, "vkcol_batch_run: unknown flags 0x%x", desc->flags & ~(uint32_t)VKCOL_BATCH_NO_EARLY_ACCEPT);
+	const uint32_t known = VKCOL_BATCH_NO_EARLY_ACCEPT | VKCOL_BATCH_TIMESTAMPS;
+	if (desc->flags & ~known) {
+		CORE_ERROR(env, "vkcol_batch_run: unknown flags 0x%x", desc->flags & ~known);
+		return VKCOL_ERROR_INVALID_ARGUMENT;
+	}
+	if ((desc->flags & VKCOL_BATCH_TIMESTAMPS) && !desc->stats) {
+		CORE_ERROR(env, "vkcol_batch_run: VKCOL_BATCH_TIMESTAMPS needs desc->stats to write the times to");
 		return VKCOL_ERROR_INVALID_ARGUMENT;
 	}
 	return VKCOL_SUCCESS;
@@ -90,6 +95,7 @@ VKCOL_API vkcol_result vkcol_batch_run(vkcol_context *ctx, const vkcol_batch_des
 	double start = batch_now();
 	if (desc->stats)
 		memset(desc->stats, 0, sizeof(*desc->stats));
+	s->gpu->memory_peak = s->gpu->memory_bytes;
 	if (desc->pair_count == 0)
 		return VKCOL_SUCCESS;
 	uint32_t map_array;
@@ -99,8 +105,10 @@ VKCOL_API vkcol_result vkcol_batch_run(vkcol_context *ctx, const vkcol_batch_des
 	bool approx = desc->mode == VKCOL_MODE_APPROX;
 	TRY(pool_ensure(s, approx));
 	res = approx ? approx_run(s, desc, map_array, results) : exact_run(s, desc, map_array, results);
-	if (desc->stats)
+	if (desc->stats) {
 		count_answers(desc, results, start);
+		desc->stats->device_bytes = s->gpu->memory_peak;
+	}
 cleanup:
 	return res;
 }

@@ -14,6 +14,7 @@
 #include "batch/pairs.h"
 #include "batch/pool.h"
 #include "batch/rerun.h"
+#include "batch/timing.h"
 
 bool exact_in_double(const batch_scope *s)
 {
@@ -77,6 +78,7 @@ void exact_buffers_free(batch_scope *s, exact_buffers *b)
 	                     &b->frontiers[1], &b->counters, &b->args,  &b->list};
 	for (size_t i = 0; i < CORE_COUNT_OF(all); i++)
 		gpu_buffer_destroy(s->gpu, all[i]);
+	batch_timer_destroy(s, &b->timer);
 }
 
 vkcol_result exact_buffers_create(batch_scope *s, uint32_t chunk, uint32_t list_capacity, uint32_t flags,
@@ -181,27 +183,38 @@ cleanup:
 	return res;
 }
 
+// A timestamp after the passes recorded so far (timing.h), when timed.
+static void mark(const batch_scope *s, batch_timer *timer, VkCommandBuffer cmd, uint16_t tag)
+{
+	if (timer)
+		batch_timer_mark(s, timer, cmd, 0, tag);
+}
+
 // A pass over the pairs the one before it listed (exact_setup.comp's
 // search or walk pass, pipes[pipe] with `set`): exact_args.comp sizes its
 // dispatch to the list (args_level: VKCOL_ARGS_FOR_SEARCH or
 // VKCOL_ARGS_FOR_WALK, which writes indirect dispatch `dispatch`), then the
 // pass runs. Leaves params->level at 0.
-static void listed_pass(batch_scope *s, VkCommandBuffer cmd, const exact_buffers *b, vkcol_exact_params *params,
-                        uint32_t args_level, int pipe, VkDescriptorSet set, uint32_t dispatch)
+static void listed_pass(batch_scope *s, VkCommandBuffer cmd, const exact_buffers *b, batch_timer *timer,
+                        vkcol_exact_params *params, uint32_t args_level, int pipe, VkDescriptorSet set,
+                        uint32_t dispatch)
 {
 	gpu_barrier_all(s->gpu, cmd);
 	params->level = args_level;
 	gpu_pipeline_dispatch(s->gpu, cmd, b->pipes[EXACT_ARGS], b->sets[EXACT_ARGS][0], params, 1);
+	mark(s, timer, cmd, BATCH_TIMER_TAG(VKCOL_TIMED_SETUP, BATCH_TIMER_NO_LEVEL));
 	gpu_barrier_all(s->gpu, cmd);
 	params->level = 0;
 	gpu_pipeline_dispatch(s->gpu, cmd, b->pipes[pipe], set, params, 0);
 	s->gpu->vk.vkCmdDispatchIndirect(cmd, b->args.buffer, ARGS_AT(dispatch));
+	mark(s, timer, cmd, BATCH_TIMER_TAG(VKCOL_TIMED_CUBE_MAP, BATCH_TIMER_NO_LEVEL));
 }
 
 void exact_record_chunk(batch_scope *s, VkCommandBuffer cmd, const exact_buffers *b, uint32_t n,
-                        const gpu_indirect *per_pair)
+                        const gpu_indirect *per_pair, batch_timer *timer)
 {
 	s->gpu->vk.vkCmdFillBuffer(cmd, b->counters.buffer, 0, VK_WHOLE_SIZE, 0);
+	mark(s, timer, cmd, BATCH_TIMER_TAG(VKCOL_TIMED_SETUP, BATCH_TIMER_NO_LEVEL));
 	gpu_barrier_all(s->gpu, cmd);
 	vkcol_exact_params params = {n,         MESH_MAX_COUNT, b->capacity, 0, b->flags, b->list_capacity,
 	                             b->budget, b->dive_base,   b->leaf_base};
@@ -217,9 +230,11 @@ void exact_record_chunk(batch_scope *s, VkCommandBuffer cmd, const exact_buffers
 		                               *per_pair);
 	else
 		gpu_pipeline_dispatch(s->gpu, cmd, b->pipes[EXACT_SETUP], b->sets[EXACT_SETUP][0], &params, groups);
-	listed_pass(s, cmd, b, &params, VKCOL_ARGS_FOR_SEARCH, EXACT_SEARCH, b->sets[EXACT_SEARCH][1],
+	mark(s, timer, cmd, BATCH_TIMER_TAG(VKCOL_TIMED_BOUNDS, BATCH_TIMER_NO_LEVEL));
+	listed_pass(s, cmd, b, timer, &params, VKCOL_ARGS_FOR_SEARCH, EXACT_SEARCH, b->sets[EXACT_SEARCH][1],
 	            VKCOL_ARGS_SEARCH);
-	listed_pass(s, cmd, b, &params, VKCOL_ARGS_FOR_WALK, EXACT_WALK, b->sets[EXACT_WALK][0], VKCOL_ARGS_WALK);
+	listed_pass(s, cmd, b, timer, &params, VKCOL_ARGS_FOR_WALK, EXACT_WALK, b->sets[EXACT_WALK][0],
+	            VKCOL_ARGS_WALK);
 	// Two levels more than the traversal needs: the last leaf pairs'
 	// separating axes, then their confirmations.
 	for (uint32_t level = 0; level <= b->levels + 1; level++) {
@@ -227,6 +242,7 @@ void exact_record_chunk(batch_scope *s, VkCommandBuffer cmd, const exact_buffers
 		gpu_barrier_all(s->gpu, cmd);
 		params.level = level;
 		gpu_pipeline_dispatch(s->gpu, cmd, b->pipes[EXACT_ARGS], b->sets[EXACT_ARGS][parity], &params, 1);
+		mark(s, timer, cmd, BATCH_TIMER_TAG(VKCOL_TIMED_SETUP, level));
 		gpu_barrier_all(s->gpu, cmd);
 		// The level's size comes from the previous level's counters: no
 		// host round trip between levels. The shaders read their own
@@ -239,17 +255,19 @@ void exact_record_chunk(batch_scope *s, VkCommandBuffer cmd, const exact_buffers
 		const struct {
 			int pipe;
 			uint32_t dispatch; // VKCOL_ARGS_*
-		} passes[] = {{EXACT_CONFIRM, VKCOL_ARGS_CONFIRM},
-		              {EXACT_TRIANGLES, VKCOL_ARGS_TRIANGLES},
-		              {EXACT_TRAVERSE, VKCOL_ARGS_TRAVERSE},
-		              {EXACT_DIVE, VKCOL_ARGS_DIVE},
-		              {EXACT_LEAVES, VKCOL_ARGS_LEAVES}};
+			vkcol_timed_stage timed;
+		} passes[] = {{EXACT_CONFIRM, VKCOL_ARGS_CONFIRM, VKCOL_TIMED_LEAVES},
+		              {EXACT_TRIANGLES, VKCOL_ARGS_TRIANGLES, VKCOL_TIMED_LEAVES},
+		              {EXACT_TRAVERSE, VKCOL_ARGS_TRAVERSE, VKCOL_TIMED_TRAVERSAL},
+		              {EXACT_DIVE, VKCOL_ARGS_DIVE, VKCOL_TIMED_TRAVERSAL},
+		              {EXACT_LEAVES, VKCOL_ARGS_LEAVES, VKCOL_TIMED_LEAVES}};
 		for (size_t k = 0; k < CORE_COUNT_OF(passes); k++) {
 			if (passes[k].pipe == EXACT_DIVE && b->budget <= 1)
 				continue;
 			int pipe = passes[k].pipe;
 			gpu_pipeline_dispatch(s->gpu, cmd, b->pipes[pipe], b->sets[pipe][parity], &params, 0);
 			s->gpu->vk.vkCmdDispatchIndirect(cmd, b->args.buffer, ARGS_AT(passes[k].dispatch));
+			mark(s, timer, cmd, BATCH_TIMER_TAG(passes[k].timed, level));
 		}
 	}
 	gpu_barrier_all(s->gpu, cmd);
@@ -258,6 +276,7 @@ void exact_record_chunk(batch_scope *s, VkCommandBuffer cmd, const exact_buffers
 		                               *per_pair);
 	else
 		gpu_pipeline_dispatch(s->gpu, cmd, b->pipes[EXACT_CONTAIN], b->sets[EXACT_CONTAIN][0], &params, groups);
+	mark(s, timer, cmd, BATCH_TIMER_TAG(VKCOL_TIMED_CONTAINMENT, BATCH_TIMER_NO_LEVEL));
 	gpu_barrier_all(s->gpu, cmd);
 }
 
@@ -276,11 +295,17 @@ static vkcol_result exact_pass(batch_scope *s, exact_buffers *b, const vkcol_pai
 		uint32_t n = (uint32_t)(count - first < b->chunk ? count - first : b->chunk);
 		for (uint32_t i = 0; i < n; i++)
 			at[i] = index ? index[first + i] : base + first + i;
+		double start = batch_now();
 		pairs_upload(s, pairs, n, at, exact_in_double(s), b->pairs.mapped);
+		if (stats)
+			batch_timer_host(&b->timer, start, &stats->upload_seconds);
 		VkCommandBuffer cmd;
 		TRY(gpu_begin_once(s->gpu, &cmd));
-		exact_record_chunk(s, cmd, b, n, NULL);
+		batch_timer_begin(s, &b->timer, cmd, 0);
+		exact_record_chunk(s, cmd, b, n, NULL, &b->timer);
 		TRY(gpu_submit_once(s->gpu, cmd));
+		TRY(batch_timer_collect(s, &b->timer, 0));
+		start = batch_now();
 		TRY(gpu_buffer_host_read(s->gpu, &b->results));
 		TRY(gpu_buffer_host_read(s->gpu, &b->counters));
 		TRY(gpu_buffer_host_read(s->gpu, &b->list));
@@ -300,6 +325,8 @@ static vkcol_result exact_pass(batch_scope *s, exact_buffers *b, const vkcol_pai
 				rerun[(*rerun_count)++] = at[i];
 			}
 		}
+		if (stats)
+			batch_timer_host(&b->timer, start, &stats->readback_seconds);
 		if (sink)
 			list_take(sink, b->list.mapped, ((const uint32_t *)b->counters.mapped)[VKCOL_COUNTER_LIST],
 			          b->list_capacity, at, n, results);
@@ -350,6 +377,10 @@ vkcol_result exact_run(batch_scope *s, const vkcol_batch_desc *desc, uint32_t ma
 		flags |= VKCOL_EXACT_EARLY_ACCEPT;
 	}
 	TRY(exact_buffers_create(s, chunk, list_capacity, flags, map_array, VK_NULL_HANDLE, &b));
+	// Per submission: the start, the counters' clearing, the setup pass, two
+	// marks for each of the search and walk passes, six per level (its
+	// sizing pass and five passes), the containment pass.
+	TRY(batch_timer_create(s, desc, 1, 8 + 6 * (b.levels + 2), &b.timer));
 	// Overflowed pairs are settled chunk by chunk, so these lists (and all
 	// host memory) stay bounded by the chunk, whatever the batch size.
 	TRY(rerun_queue_init(env, &reruns, b.chunk));

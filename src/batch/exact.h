@@ -3,6 +3,7 @@
 #pragma once
 
 #include "batch/batch.h"
+#include "batch/timing.h"
 
 // Exact mode's pipelines, in exact_buffers.pipes and .sets.
 enum {
@@ -35,6 +36,7 @@ typedef struct exact_buffers {
 	uint32_t dive_base; // frontier slots [dive_base, capacity) hold depth-first items
 	uint32_t leaf_base; // [0, leaf_base) breadth-first items, [leaf_base, dive_base) leaf-leaf ones; then
 	                    // from capacity, dive_base - leaf_base slots: the triangle pairs the leaf culls left
+	batch_timer timer;  // VKCOL_BATCH_TIMESTAMPS: one slot, a chunk's submission at a time (none when recorded)
 } exact_buffers;
 
 
@@ -62,9 +64,10 @@ void exact_buffers_free(batch_scope *s, exact_buffers *b);
 // per_pair: NULL = the setup and containment passes run n invocations; else
 // their indirect dispatch, for a count the device computes (vkcol_batch_record:
 // the pair slots past that count, up to a whole workgroup, hold pairs that
-// stage 0 decides).
+// stage 0 decides). timer: NULL, or a timer begun on slot 0 of cmd, which
+// gets a timestamp after each pass (timing.h).
 void exact_record_chunk(batch_scope *s, VkCommandBuffer cmd, const exact_buffers *b, uint32_t n,
-                        const gpu_indirect *per_pair);
+                        const gpu_indirect *per_pair, batch_timer *timer);
 
 // Answers desc's pairs (validated; the pool holds every mesh) in exact mode,
 // in input order, in chunks submitted and waited for one at a time; lists

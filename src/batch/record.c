@@ -408,9 +408,9 @@ VKCOL_API vkcol_result vkcol_batch_record(vkcol_context *ctx, VkCommandBuffer cm
 		gpu_barrier_all(gpu, cmd);
 		// Both end with a barrier.
 		if (b->mode == VKCOL_MODE_APPROX)
-			approx_record_chunk(s, cmd, &b->approx, slots, b->mip_level, MESH_MAX_COUNT, false, &per_pair);
+			approx_record_chunk(s, cmd, &b->approx, slots, b->mip_level, MESH_MAX_COUNT, false, &per_pair, NULL, 0);
 		else
-			exact_record_chunk(s, cmd, &b->exact, slots, &per_pair);
+			exact_record_chunk(s, cmd, &b->exact, slots, &per_pair, NULL);
 		gpu_pipeline_dispatch(gpu, cmd, b->finish, b->finish_set, &params, groups);
 		gpu_barrier_all(gpu, cmd);
 		VkBufferCopy out = {0, desc->results_offset + (VkDeviceSize)first * sizeof(vkcol_pair_result),

@@ -15,6 +15,7 @@
 
 #include <vkcollide.h>
 
+#include "bench.h"
 #include "cli.h"
 #include "collide.h"
 #include "devices.h"
@@ -43,6 +44,7 @@ static const command *const commands[] = {
 	&collide_command,
 	&run_command,
 	&merge_command,
+	&bench_command,
 	&help_command,
 };
 

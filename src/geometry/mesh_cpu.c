@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define MESH_DEFAULT_LEAF_SIZE 4u
 #define MESH_MAX_LEAF_SIZE 64u
@@ -887,7 +888,11 @@ vkcol_result mesh_cpu_build(const core_env *env, const vkcol_mesh_desc *desc, me
 	uint32_t leaf_size = desc->leaf_size ? desc->leaf_size : MESH_DEFAULT_LEAF_SIZE;
 	uint32_t max_depth = desc->max_depth ? desc->max_depth : MESH_DEFAULT_MAX_DEPTH;
 	aabb_split split = desc->tree_split == VKCOL_TREE_SPLIT_TWO_CENTRES ? AABB_SPLIT_TWO_CENTRES : AABB_SPLIT_SAH;
+	struct timespec t0, t1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	TRY(aabb_tree_build(env, out->positions, out->indices, nt, leaf_size, max_depth, split, &out->tree));
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	out->tree_seconds = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
 
 	find_origin(env, out, centroid, area_centroid);
 	find_inner_balls(env, out);

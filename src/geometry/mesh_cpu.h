@@ -44,6 +44,7 @@ typedef struct mesh_cpu {
 	uint32_t ball_count;
 	float balls[MESH_INNER_BALLS][4];
 	aabb_tree tree;
+	double tree_seconds;    // wall time of the tree's build (vkcol_mesh_info.tree_seconds)
 	char name[64];
 } mesh_cpu;
 

@@ -72,6 +72,9 @@ struct gpu_device {
 	VkFence fence;
 
 	gpu_scratch scratch[GPU_SCRATCH_SLOTS]; // buffers kept between calls (gpu/memory.h)
+	// Device memory allocated now and the most since the last reset
+	// (gpu_memory_count; vkcol_batch_stats.device_bytes).
+	uint64_t memory_bytes, memory_peak;
 	uint64_t scratch_created;               // buffers gpu_scratch_get has created (tests)
 };
 

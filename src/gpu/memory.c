@@ -86,6 +86,8 @@ vkcol_result gpu_buffer_create(gpu_device *gpu, VkDeviceSize size, VkBufferUsage
 	    .memoryTypeIndex = type,
 	};
 	VK_TRY(env, gpu->vk.vkAllocateMemory(gpu->device, &alloc, NULL, &out->memory));
+	out->allocated = req.size;
+	gpu_memory_count(gpu, req.size, 0);
 	VK_TRY(env, gpu->vk.vkBindBufferMemory(gpu->device, out->buffer, out->memory, 0));
 	if (flags & VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT) {
 		VK_TRY(env, gpu->vk.vkMapMemory(gpu->device, out->memory, 0, VK_WHOLE_SIZE, 0, &out->mapped));
@@ -127,9 +129,19 @@ void gpu_buffer_destroy(gpu_device *gpu, gpu_buffer *buffer)
 		gpu->vk.vkDestroyBufferView(gpu->device, buffer->texels, NULL);
 	if (buffer->buffer)
 		gpu->vk.vkDestroyBuffer(gpu->device, buffer->buffer, NULL);
-	if (buffer->memory)
+	if (buffer->memory) {
 		gpu->vk.vkFreeMemory(gpu->device, buffer->memory, NULL); // unmaps implicitly
+		gpu_memory_count(gpu, 0, buffer->allocated);
+	}
 	memset(buffer, 0, sizeof(*buffer));
+}
+
+void gpu_memory_count(gpu_device *gpu, VkDeviceSize allocated, VkDeviceSize freed)
+{
+	gpu->memory_bytes += allocated;
+	gpu->memory_bytes -= freed <= gpu->memory_bytes ? freed : gpu->memory_bytes;
+	if (gpu->memory_bytes > gpu->memory_peak)
+		gpu->memory_peak = gpu->memory_bytes;
 }
 
 vkcol_result gpu_scratch_get(gpu_device *gpu, uint32_t slot, VkDeviceSize size, VkBufferUsageFlags usage,

@@ -19,6 +19,7 @@ typedef struct gpu_buffer {
 	VkBuffer buffer;
 	VkDeviceMemory memory;
 	VkDeviceSize size;
+	VkDeviceSize allocated; // bytes of memory (its requirements' size)
 	void *mapped;          // non-NULL for UPLOAD and READBACK (and host-visible DEVICE)
 	bool coherent;
 	// With VK_BUFFER_USAGE_UNIFORM_TEXEL_BUFFER_BIT: the whole buffer as
@@ -42,6 +43,10 @@ vkcol_result gpu_buffer_create_filled(gpu_device *gpu, const void *data, VkDevic
                                       const char *name, gpu_buffer *out);
 // Accepts a zeroed buffer.
 void gpu_buffer_destroy(gpu_device *gpu, gpu_buffer *buffer);
+
+// Keeps gpu->memory_bytes (and its peak) up to date: every allocation of
+// device memory adds its size, every free subtracts it.
+void gpu_memory_count(gpu_device *gpu, VkDeviceSize allocated, VkDeviceSize freed);
 
 // Buffers a batch needs again the next time (its chunk buffers) stay with the
 // device between calls, one per slot: a run of batches then neither

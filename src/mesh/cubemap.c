@@ -103,6 +103,7 @@ vkcol_result cubemap_create_image(gpu_device *gpu, uint32_t resolution, uint32_t
 		goto cleanup;
 	}
 	VK_TRY(env, gpu->vk.vkAllocateMemory(gpu->device, &alloc, NULL, memory));
+	gpu_memory_count(gpu, req.size, 0);
 	VK_TRY(env, gpu->vk.vkBindImageMemory(gpu->device, *image, *memory, 0));
 	*bytes = req.size;
 	VkImageViewCreateInfo view_info = {
@@ -123,6 +124,12 @@ void cubemap_image_free(gpu_device *gpu, VkImage *image, VkDeviceMemory *memory,
 {
 	if (*view)
 		gpu->vk.vkDestroyImageView(gpu->device, *view, NULL);
+	if (*memory && *image) {
+		// The size the allocation was made with (cubemap_image_create).
+		VkMemoryRequirements req;
+		gpu->vk.vkGetImageMemoryRequirements(gpu->device, *image, &req);
+		gpu_memory_count(gpu, 0, req.size);
+	}
 	if (*image)
 		gpu->vk.vkDestroyImage(gpu->device, *image, NULL);
 	if (*memory)

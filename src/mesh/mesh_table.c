@@ -7,6 +7,7 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "geometry/cone_bound.h"
 #include "gpu/device.h"
@@ -139,8 +140,11 @@ vkcol_result mesh_table_add(mesh_table *t, gpu_device *gpu, pipeline_table *pipe
 	}
 	slot = &t->slots[index];
 
+	struct timespec t0, t1, t2;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	TRY(mesh_cpu_build(env, desc, &slot->cpu));
 	const mesh_cpu *m = &slot->cpu;
+	clock_gettime(CLOCK_MONOTONIC, &t1);
 	TRY(upload_mesh(gpu, slot));
 	slot->cube_resolution = desc->cube_resolution ? desc->cube_resolution : MESH_DEFAULT_CUBE_RESOLUTION;
 	TRY(cubemap_build(gpu, pipelines, &t->sampler, m, &slot->vertices, &slot->triangles, &slot->nodes,
@@ -151,6 +155,9 @@ vkcol_result mesh_table_add(mesh_table *t, gpu_device *gpu, pipeline_table *pipe
 		goto cleanup;
 	}
 	cone_bounds_build(m, slot->cube_resolution, slot->cone_bounds);
+	clock_gettime(CLOCK_MONOTONIC, &t2);
+	slot->analysis_seconds = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+	slot->cube_map_seconds = (double)(t2.tv_sec - t1.tv_sec) + 1e-9 * (double)(t2.tv_nsec - t1.tv_nsec);
 	slot->used = true;
 	*out = mesh_table_handle(t, index);
 	CORE_DEBUG(env, "mesh '%s': %u vertices (%u unique), %u triangles, %s, tree depth %u, %u nodes", m->name,
@@ -202,6 +209,9 @@ void mesh_table_info(const mesh_slot *slot, vkcol_mesh_info *out)
 	out->device_bytes = (uint64_t)slot->vertices.size + slot->triangles.size + slot->nodes.size + slot->cube.bytes;
 	out->cube_multi_hit_fraction = slot->cube.multi_hit_fraction;
 	out->star_shaped = slot->cube.multi_hit_fraction == 0.0f;
+	out->tree_seconds = m->tree_seconds;
+	out->analysis_seconds = slot->analysis_seconds;
+	out->cube_map_seconds = slot->cube_map_seconds;
 }
 
 vkcol_result mesh_table_pair(const mesh_table *t, const vkcol_pair *pair, const char *call, const mesh_cpu **a,

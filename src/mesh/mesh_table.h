@@ -29,6 +29,8 @@ typedef struct mesh_slot {
 	uint32_t cube_resolution;
 	cubemap cube;
 	float *cone_bounds; // VKCOL_CONE_FLOATS, geometry/cone_bound.h
+	// Wall time of vkcol_mesh_create's two parts (vkcol_mesh_info).
+	double analysis_seconds, cube_map_seconds;
 	// Built by the first approx batch that needs it (batch/pool.c), freed
 	// with the slot.
 	clearance_field clearance;
