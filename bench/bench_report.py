@@ -62,7 +62,7 @@ def largest_run(case, mode):
     runs = [r for r in case.get("runs", []) if r.get("mode") == mode]
     if not runs:
         return None
-    return max(runs, key=lambda r: (r.get("batch", 0), -abs(r.get("resolution", 64) - 64)))
+    return max(runs, key=lambda r: (r.get("batch", 0), -abs(r.get("resolution", 64) - 64), -r.get("vertex_budget", 0)))
 
 
 def peer(case, pid):
@@ -328,6 +328,30 @@ def summary(report, written, note):
                 cells.append("-" if not a else f"{100 * median(fig(a, 'false_positive_rate')):.2f} / "
                              f"{100 * median(fig(a, 'false_negative_rate')):.2f}")
             lines.append(f"| {c['pair']} | " + " | ".join(cells) + " |")
+        lines.append("")
+
+    budget_cases = [c for c in report.get("cases", [])
+                    if any(a.get("vertex_budget") for a in c.get("accuracy", []))]
+    if budget_cases:
+        lines.append("## Approx mode's vertex budgets")
+        lines.append("")
+        lines.append("Approx mode testing at most about this many vertices of each mesh: pairs per second, its "
+                     "ratio over FCL on all cores, and false positives / false negatives against exact mode in % of "
+                     "the poses.")
+        lines.append("")
+        lines.append("| case | vertex budget | approx | approx / FCL all | false pos. / neg. % |")
+        lines.append("| --- | --- | --- | --- | --- |")
+        for c in budget_cases:
+            all_id = "fcl-all" if peer(c, "fcl-all") else "fcl-1"
+            for a in c["accuracy"]:
+                if not a.get("vertex_budget"):
+                    continue
+                run = next((r for r in c.get("runs", []) if r.get("mode") == "approx" and
+                            r.get("vertex_budget") == a["vertex_budget"]), None)
+                lines.append(f"| `{c['id']}` | {a['vertex_budget']} | {fmt(median(fig(run, 'pairs_per_second')))} | "
+                             f"{ratio_text(fig(run, f'ratio_over_{all_id}'))} | "
+                             f"{100 * median(fig(a, 'false_positive_rate')):.2f} / "
+                             f"{100 * median(fig(a, 'false_negative_rate')):.2f} |")
         lines.append("")
 
     if written:

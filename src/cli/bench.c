@@ -125,7 +125,7 @@ static void build_suite(suite *s, const settings *set)
 	// Throughput against batch size: two tori of 960 vertices (the size of
 	// the approx-mode target), half the poses colliding.
 	case_spec batch = {"batch_size", "torus-torus", "torus:48x20", "torus:48x20", "random", 0.5, 101,
-	                   1000000, {1000, 10000, 100000, 1000000}, both, {0}, 1, true};
+	                   1000000, {1000, 10000, 100000, 1000000}, both, {0}, 1, true, {0}};
 	if (quick) {
 		batch.count = 100000;
 		batch.batches[3] = 0;
@@ -149,7 +149,7 @@ static void build_suite(suite *s, const settings *set)
 		if (!smoke && !quick && !in_default[i])
 			continue;
 		case_spec t = {"triangles", names[i], tori[i], tori[i], "random", 0.5, 201 + (uint64_t)i,
-		               smoke ? 1000 : quick ? 10000 : 100000, {0}, both, {0}, smoke || quick ? 1 : 2, true};
+		               smoke ? 1000 : quick ? 10000 : 100000, {0}, both, {0}, smoke || quick ? 1 : 2, true, {0}};
 		add_case(s, t);
 	}
 
@@ -159,14 +159,14 @@ static void build_suite(suite *s, const settings *set)
 	// Seeds: the pair's, plus 0, 1, 2 for the fractions and 9 near contact.
 	static const struct {
 		const char *pair, *a, *b;
-		bool quick, fractions;
+		bool quick, fractions, budgets;
 		uint64_t seed;
 	} pairs[] = {
-	    {"sphere-sphere", "bench:sphere.obj", "bench:sphere.obj", true, true, 310},
-	    {"shell-star", "bench:shell.obj", "bench:star.obj", false, false, 320},
-	    {"spider-spider", SPIDER, SPIDER, true, true, 330},
-	    {"duck-duck", DUCK, DUCK, false, true, 340},
-	    {"suzanne-wuson", SUZANNE, WUSON, false, false, 350},
+	    {"sphere-sphere", "bench:sphere.obj", "bench:sphere.obj", true, true, false, 310},
+	    {"shell-star", "bench:shell.obj", "bench:star.obj", false, false, false, 320},
+	    {"spider-spider", SPIDER, SPIDER, true, true, false, 330},
+	    {"duck-duck", DUCK, DUCK, false, true, false, 340},
+	    {"suzanne-wuson", SUZANNE, WUSON, false, false, true, 350},
 	};
 	static const double targets[] = {0.1, 0.5, 0.9};
 	for (size_t p = 0; p < sizeof(pairs) / sizeof(pairs[0]); p++) {
@@ -177,11 +177,17 @@ static void build_suite(suite *s, const settings *set)
 			if ((smoke || !pairs[p].fractions) && t != 1)
 				continue;
 			case_spec c = {"collide_fraction", pairs[p].pair, pairs[p].a, pairs[p].b, "random", targets[t],
-			               pairs[p].seed + (uint64_t)t, count, {0}, both, {0}, 1, true};
+			               pairs[p].seed + (uint64_t)t, count, {0}, both, {0}, 1, true, {0}};
+			// Approx mode's vertex budgets on the large meshes.
+			if (pairs[p].budgets) {
+				c.budgets[0] = 16384;
+				c.budgets[1] = 4096;
+				c.budgets[2] = 1024;
+			}
 			add_case(s, c);
 		}
 		case_spec near = {"collide_fraction", pairs[p].pair, pairs[p].a, pairs[p].b, "near", 0.5,
-		                  pairs[p].seed + 9, smoke ? 200 : quick ? 1000 : 2000, {0}, both, {0}, 1, true};
+		                  pairs[p].seed + 9, smoke ? 200 : quick ? 1000 : 2000, {0}, both, {0}, 1, true, {0}};
 		add_case(s, near);
 	}
 
@@ -194,7 +200,7 @@ static void build_suite(suite *s, const settings *set)
 	for (int p = 0; p < n_res; p++) {
 		case_spec r = {"resolution", res_pairs[p].pair, res_pairs[p].a, res_pairs[p].a, "random", 0.5,
 		               401 + (uint64_t)p, smoke ? 500 : quick ? 4000 : 20000, {0}, both,
-		               {64, 16, 32, 128, 256}, 1, false};
+		               {64, 16, 32, 128, 256}, 1, false, {0}};
 		if (smoke || quick) {
 			r.resolutions[2] = 256;
 			r.resolutions[3] = 0;
@@ -208,7 +214,7 @@ static void build_suite(suite *s, const settings *set)
 	// smoke suite.
 	case_spec motion = {"motion", smoke ? "torus-mover" : quick ? "duck-mover" : "engine-mover",
 	                    smoke ? "torus:48x20" : quick ? DUCK : ENGINE, "mover", "motion", 0, 501,
-	                    smoke ? 1000 : quick ? 5000 : 20000, {0}, both, {0}, 1, true};
+	                    smoke ? 1000 : quick ? 5000 : 20000, {0}, both, {0}, 1, true, {0}};
 	add_case(s, motion);
 }
 

@@ -196,6 +196,7 @@ typedef struct measurement {
 	vkcol_mode mode;
 	uint64_t batch;
 	uint32_t resolution;
+	uint32_t vertex_budget;  // approx mode's, 0 = every vertex
 	const vkcol_pair *pairs; // batch pairs
 	vkcol_pair_result *results;
 	uint64_t answered; // out: pairs the last run answered (all but after an interruption)
@@ -239,7 +240,7 @@ static vkcol_result timed_run(bench *b, vkcol_batch_desc *bd, vkcol_pair_result 
 static json_object *measure(bench *b, measurement *m, const char *id, int *status)
 {
 	const bool exact = m->mode == VKCOL_MODE_EXACT;
-	vkcol_batch_desc bd = {.pairs = m->pairs, .mode = m->mode};
+	vkcol_batch_desc bd = {.pairs = m->pairs, .mode = m->mode, .vertex_budget = m->vertex_budget};
 	vkcol_result r;
 	double dt, spent = 0;
 	uint64_t done = 0;
@@ -277,6 +278,8 @@ static json_object *measure(bench *b, measurement *m, const char *id, int *statu
 	json_object_object_add(run, "mode", json_object_new_string(exact ? "exact" : "approx"));
 	bench_add(run, "batch", bench_number((double)m->batch));
 	bench_add(run, "resolution", bench_number(m->resolution));
+	if (m->vertex_budget)
+		bench_add(run, "vertex_budget", bench_number(m->vertex_budget));
 	if (interrupted) {
 		bench_add(run, "interrupted_runs", bench_number(interrupted));
 		bench_add(run, "answered", bench_number((double)m->answered));
@@ -643,7 +646,7 @@ int bench_run_case(bench *b, const case_spec *cs, json_object *cases)
 			if (!(cs->modes & (mode == 0 ? MODE_EXACT : MODE_APPROX)) || (vm == VKCOL_MODE_EXACT && k > 0))
 				continue;
 			for (int i = 0; i < nb; i++) {
-				measurement m = {vm, batches[i], res, pairs, results, 0};
+				measurement m = {vm, batches[i], res, 0, pairs, results, 0};
 				if (batches[i] > cs->count) {
 					for (uint64_t j = 0; j < batches[i]; j++)
 						batch_pairs[j] = pairs[j % cs->count];
@@ -690,6 +693,39 @@ int bench_run_case(bench *b, const case_spec *cs, json_object *cases)
 				json_object_object_add(acc, "figures", f);
 				json_object_array_add(accuracy, acc);
 			}
+		}
+		// Approx mode's vertex budgets, at the first resolution, on the
+		// whole set: speed, and the disagreement with exact mode.
+		for (int v = 0; k == 0 && v < MAX_RESOLUTIONS && cs->budgets[v] && have_exact; v++) {
+			measurement m = {VKCOL_MODE_APPROX, cs->count, res, cs->budgets[v], pairs, results, 0};
+			char rid[64];
+			snprintf(rid, sizeof rid, "approx-v%u-b%" PRIu64, cs->budgets[v], cs->count);
+			json_object *run = measure(b, &m, rid, &status);
+			if (!run)
+				goto cleanup;
+			json_object_array_add(runs, run);
+			uint64_t both = exact_answered < m.answered ? exact_answered : m.answered;
+			if (both == 0)
+				continue;
+			uint64_t fp = 0, fn = 0;
+			for (uint64_t i = 0; i < both; i++) {
+				bool e = exact_answers[i].collide != 0, a = results[i].collide != 0;
+				fp += a && !e;
+				fn += e && !a;
+			}
+			json_object *acc = json_object_new_object();
+			char aid[32];
+			snprintf(aid, sizeof aid, "v%u", cs->budgets[v]);
+			json_object_object_add(acc, "id", json_object_new_string(aid));
+			bench_add(acc, "resolution", bench_number(res));
+			bench_add(acc, "vertex_budget", bench_number(cs->budgets[v]));
+			bench_add(acc, "poses", bench_number((double)both));
+			json_object *f = json_object_new_object();
+			bench_add(f, "false_positive_rate", bench_figure_exact("fraction", (double)fp / (double)both));
+			bench_add(f, "false_negative_rate", bench_figure_exact("fraction", (double)fn / (double)both));
+			bench_add(f, "disagreement_rate", bench_figure_exact("fraction", (double)(fp + fn) / (double)both));
+			json_object_object_add(acc, "figures", f);
+			json_object_array_add(accuracy, acc);
 		}
 	}
 	if (json_object_array_length(accuracy) > 0)

@@ -42,6 +42,7 @@ typedef struct case_spec {
 	uint32_t resolutions[MAX_RESOLUTIONS]; // 0-terminated; none = {64}; exact mode at the first only
 	uint32_t builds;    // mesh builds timed (their spread), at the first resolution
 	bool peers;
+	uint32_t budgets[MAX_RESOLUTIONS]; // 0-terminated: approx mode's vertex budgets, at the first resolution
 } case_spec;
 
 // The suite's run: its settings, the device's context, where things are.
