@@ -87,6 +87,10 @@ static const char *const collide_help[] = {
 	"          stops early, so a lower bound; with --triangle-pairs it does not:\n"
 	"          the complete count); 0 in approx mode\n"
 	"line      the pose's line number in the poses file, from 1\n"
+	"index, collide, stage and line are the same bytes on every run. penetration,\n"
+	"and triangle_pairs without --triangle-pairs, depend on the order in which the\n"
+	"device's threads find things, and may differ between runs (vkcollide run\n"
+	"leaves them out unless asked).\n"
 	"A poses file with no poses gives the csv header alone (jsonl: nothing) and\n"
 	"exit status 0.\n"
 	"\n",
