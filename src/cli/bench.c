@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "bench_case.h"
+#include "devices.h"
 #include "bench_version.h"
 
 static int cmd_bench(const command *cmd, int argc, char **argv);
@@ -480,27 +481,11 @@ static json_object *machine_json(unsigned threads)
 	return m;
 }
 
-static const char *type_key(vkcol_device_type type)
-{
-	switch (type) {
-	case VKCOL_DEVICE_DISCRETE_GPU:
-		return "discrete_gpu";
-	case VKCOL_DEVICE_INTEGRATED_GPU:
-		return "integrated_gpu";
-	case VKCOL_DEVICE_VIRTUAL_GPU:
-		return "virtual_gpu";
-	case VKCOL_DEVICE_CPU:
-		return "cpu";
-	default:
-		return "other";
-	}
-}
-
 static json_object *device_json(const vkcol_device_info *d, bool validation)
 {
 	json_object *o = json_object_new_object();
 	json_object_object_add(o, "name", json_object_new_string(d->name));
-	json_object_object_add(o, "type", json_object_new_string(type_key(d->type)));
+	json_object_object_add(o, "type", json_object_new_string(device_type_key(d->type)));
 	json_object_object_add(o, "driver", json_object_new_string(d->driver));
 	char api[32];
 	snprintf(api, sizeof api, "%u.%u.%u", d->api_version >> 22, (d->api_version >> 12) & 0x3ffu,

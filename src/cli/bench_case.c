@@ -512,6 +512,38 @@ void bench_case_id(const case_spec *cs, char *out, size_t size)
 		snprintf(out, size, "%s/%s/%s", cs->group, cs->pair, cs->poses);
 }
 
+// Approx mode's answers against exact mode's on their first `both` poses
+// (cases[].accuracy[]): id rRES, or vBUDGET with a vertex budget.
+static json_object *accuracy_json(const vkcol_pair_result *exact, const vkcol_pair_result *approx, uint64_t both,
+                                  uint32_t resolution, uint32_t budget)
+{
+	uint64_t fp = 0, fn = 0, positives = 0;
+	for (uint64_t i = 0; i < both; i++) {
+		bool e = exact[i].collide != 0, a = approx[i].collide != 0;
+		positives += e;
+		fp += a && !e;
+		fn += e && !a;
+	}
+	json_object *acc = json_object_new_object();
+	char aid[32];
+	if (budget)
+		snprintf(aid, sizeof aid, "v%u", budget);
+	else
+		snprintf(aid, sizeof aid, "r%u", resolution);
+	json_object_object_add(acc, "id", json_object_new_string(aid));
+	bench_add(acc, "resolution", bench_number(resolution));
+	if (budget)
+		bench_add(acc, "vertex_budget", bench_number(budget));
+	bench_add(acc, "poses", bench_number((double)both));
+	bench_add(acc, "exact_collide_fraction", bench_number((double)positives / (double)both));
+	json_object *f = json_object_new_object();
+	bench_add(f, "false_positive_rate", bench_figure_exact("fraction", (double)fp / (double)both));
+	bench_add(f, "false_negative_rate", bench_figure_exact("fraction", (double)fn / (double)both));
+	bench_add(f, "disagreement_rate", bench_figure_exact("fraction", (double)(fp + fn) / (double)both));
+	json_object_object_add(acc, "figures", f);
+	return acc;
+}
+
 // Runs one case into `cases`. Returns 0, or the exit status of a device
 // failure (the suite stops).
 int bench_run_case(bench *b, const case_spec *cs, json_object *cases)
@@ -671,28 +703,8 @@ int bench_run_case(bench *b, const case_spec *cs, json_object *cases)
 			// Approx mode's answers against exact mode's on the same poses
 			// (those both answered, when a run was cut short).
 			uint64_t both = exact_answered < approx_answered ? exact_answered : approx_answered;
-			if (vm == VKCOL_MODE_APPROX && have_exact && both > 0) {
-				uint64_t fp = 0, fn = 0, positives = 0;
-				for (uint64_t i = 0; i < both; i++) {
-					bool e = exact_answers[i].collide != 0, a = approx_answers[i].collide != 0;
-					positives += e;
-					fp += a && !e;
-					fn += e && !a;
-				}
-				json_object *acc = json_object_new_object();
-				char aid[32];
-				snprintf(aid, sizeof aid, "r%u", res);
-				json_object_object_add(acc, "id", json_object_new_string(aid));
-				bench_add(acc, "resolution", bench_number(res));
-				bench_add(acc, "poses", bench_number((double)both));
-				bench_add(acc, "exact_collide_fraction", bench_number((double)positives / (double)both));
-				json_object *f = json_object_new_object();
-				bench_add(f, "false_positive_rate", bench_figure_exact("fraction", (double)fp / (double)both));
-				bench_add(f, "false_negative_rate", bench_figure_exact("fraction", (double)fn / (double)both));
-				bench_add(f, "disagreement_rate", bench_figure_exact("fraction", (double)(fp + fn) / (double)both));
-				json_object_object_add(acc, "figures", f);
-				json_object_array_add(accuracy, acc);
-			}
+			if (vm == VKCOL_MODE_APPROX && have_exact && both > 0)
+				json_object_array_add(accuracy, accuracy_json(exact_answers, approx_answers, both, res, 0));
 		}
 		// Approx mode's vertex budgets, at the first resolution, on the
 		// whole set: speed, and the disagreement with exact mode.
@@ -705,27 +717,9 @@ int bench_run_case(bench *b, const case_spec *cs, json_object *cases)
 				goto cleanup;
 			json_object_array_add(runs, run);
 			uint64_t both = exact_answered < m.answered ? exact_answered : m.answered;
-			if (both == 0)
-				continue;
-			uint64_t fp = 0, fn = 0;
-			for (uint64_t i = 0; i < both; i++) {
-				bool e = exact_answers[i].collide != 0, a = results[i].collide != 0;
-				fp += a && !e;
-				fn += e && !a;
-			}
-			json_object *acc = json_object_new_object();
-			char aid[32];
-			snprintf(aid, sizeof aid, "v%u", cs->budgets[v]);
-			json_object_object_add(acc, "id", json_object_new_string(aid));
-			bench_add(acc, "resolution", bench_number(res));
-			bench_add(acc, "vertex_budget", bench_number(cs->budgets[v]));
-			bench_add(acc, "poses", bench_number((double)both));
-			json_object *f = json_object_new_object();
-			bench_add(f, "false_positive_rate", bench_figure_exact("fraction", (double)fp / (double)both));
-			bench_add(f, "false_negative_rate", bench_figure_exact("fraction", (double)fn / (double)both));
-			bench_add(f, "disagreement_rate", bench_figure_exact("fraction", (double)(fp + fn) / (double)both));
-			json_object_object_add(acc, "figures", f);
-			json_object_array_add(accuracy, acc);
+			if (both > 0)
+				json_object_array_add(accuracy,
+				                      accuracy_json(exact_answers, results, both, res, cs->budgets[v]));
 		}
 	}
 	if (json_object_array_length(accuracy) > 0)

@@ -46,7 +46,7 @@ static const char *device_type_name(vkcol_device_type type)
 	}
 }
 
-static const char *device_type_key(vkcol_device_type type)
+const char *device_type_key(vkcol_device_type type)
 {
 	switch (type) {
 	case VKCOL_DEVICE_DISCRETE_GPU:

@@ -5,3 +5,6 @@
 #include "cli.h"
 
 extern const command devices_command;
+
+// The device type as the JSON outputs name it ("discrete_gpu", ..., "other").
+const char *device_type_key(vkcol_device_type type);
