@@ -129,9 +129,10 @@ static void emit_points(const float *positions, vertex_key *order, uint32_t n, f
 }
 
 // Appends mesh m's vertices as emit_points does: only vertices some
-// triangle uses, one per welded position. Returns the vertex count. remap (vertex_count entries) receives, for each
-// welded representative, its index among the emitted vertices (UINT32_MAX:
-// unused). order: room for vertex_count items.
+// triangle uses, one per welded position. Returns the vertex count. remap
+// (vertex_count entries) receives, for each welded representative, its
+// index among the emitted vertices (UINT32_MAX: unused). order: room for
+// vertex_count items.
 static uint32_t emit_vertices(const mesh_cpu *m, uint32_t *remap, vertex_key *order, float *out, float *cluster_out,
                               uint32_t *clusters)
 {
@@ -341,8 +342,8 @@ static vkcol_result pool_build(batch_scope *s, bool clearance)
 	host_triangles = core_calloc(env, triangle_total ? triangle_total : 1, 4 * sizeof(uint32_t));
 	// At most one piece per vertex.
 	host_pieces = core_calloc(env, vertex_total ? vertex_total : 1, VKCOL_PIECE_VERTICES * sizeof(uint32_t));
-	if (!pool->ids || !pool->lod_first || !records || !host_vertices || !host_clusters || !seen || !order || !parent || !slot || !host_nodes ||
-	    !host_triangles || !host_pieces) {
+	if (!pool->ids || !pool->lod_first || !records || !host_vertices || !host_clusters || !seen || !order || !parent ||
+	    !slot || !host_nodes || !host_triangles || !host_pieces) {
 		res = VKCOL_ERROR_OUT_OF_HOST_MEMORY;
 		goto cleanup;
 	}
@@ -568,6 +569,7 @@ void pool_bind(const batch_pool *pool, const gpu_buffer *pairs, const gpu_buffer
 	bindings[VKCOL_BINDING_CLUSTERS] = (gpu_binding){&pool->clusters, 0, 0};
 	bindings[VKCOL_BINDING_RESULTS] = (gpu_binding){results, 0, 0};
 }
+
 void pool_budget_ids(const batch_scope *s, uint32_t budget, uint32_t *ids)
 {
 	for (uint32_t i = 0; i < s->meshes->capacity; i++) {
