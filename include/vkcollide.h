@@ -677,8 +677,8 @@ VKCOL_API vkcol_result vkcol_batch_run(vkcol_context *ctx, const vkcol_batch_des
 // builds the pool when the meshes changed since the last one (CPU work in
 // proportion to the meshes' vertices and triangles, and in approx mode each
 // new mesh's clearance field and vertex levels of detail, of the order of
-// its vkcol_mesh_create). Recorded approx queries test every vertex: there
-// is no vertex budget (vkcol_batch_desc.vertex_budget) for them yet.
+// its vkcol_mesh_create). A recorded approx query's vertex budget is its
+// batch's (vkcol_gpu_batch_desc.vertex_budget).
 // vkcol_batch_record, vkcol_gpu_batch_get_info and vkcol_gpu_batch_destroy
 // never block: recording costs host time in proportion to the commands it
 // records (about 30 per chunk in approx mode; in exact mode about 26 per
@@ -701,6 +701,9 @@ typedef struct vkcol_gpu_batch_desc {
 	/// traversal frontiers, so larger chunks leave more pairs undecided
 	/// (VKCOL_UNDECIDED_SCRATCH) when many pairs are in near contact.
 	uint32_t chunk_pairs;
+	/// Approx mode: vkcol_batch_desc.vertex_budget, for every recording of
+	/// the batch (0 = every vertex). An error in exact mode.
+	uint32_t vertex_budget;
 } vkcol_gpu_batch_desc;
 
 /// Makes a batch for recorded queries on the context's current meshes:

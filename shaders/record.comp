@@ -59,8 +59,11 @@ bool valid(vkcol_gpu_pair p)
 
 vkcol_gpu_pair stand_in()
 {
-	return vkcol_gpu_pair(params.stand_in_mesh, params.stand_in_mesh, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0,
-	                      1.0, 0.0, 0.0, 0.0, params.stand_in_apart, 0.0, 0.0);
+	uint id = params.stand_in_mesh;
+	if ((params.flags & VKCOL_RECORD_BUDGET) != 0u)
+		id = ids[params.mesh_slots + (id & params.mesh_index_mask) - 1u];
+	return vkcol_gpu_pair(id, id, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, params.stand_in_apart, 0.0,
+	                      0.0);
 }
 
 vec3 centre(uint id)
@@ -111,8 +114,13 @@ void prepare(uint i)
 	if ((params.flags & VKCOL_RECORD_RELATIVE) != 0u) {
 		vec3 ca = centre(p.mesh_a), cb = centre(p.mesh_b);
 		if (any(notEqual(ca, vec3(0.0))) || any(notEqual(cb, vec3(0.0))))
-			pairs[i] = relative(p, ca, cb);
+			p = relative(p, ca, cb);
 	}
+	if ((params.flags & VKCOL_RECORD_BUDGET) != 0u) {
+		p.mesh_a = ids[params.mesh_slots + (p.mesh_a & params.mesh_index_mask) - 1u];
+		p.mesh_b = ids[params.mesh_slots + (p.mesh_b & params.mesh_index_mask) - 1u];
+	}
+	pairs[i] = p;
 	state[VKCOL_RECORD_SLOTS + i] = VKCOL_SLOT_PAIR;
 }
 

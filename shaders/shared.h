@@ -127,6 +127,11 @@ VKCOL_STRUCT(vkcol_record_params) {
 // A's stored frame, A at the identity (the float frames of approx mode and
 // of exact mode without shaderFloat64 do not add the centres back).
 #define VKCOL_RECORD_RELATIVE 1u
+// And a valid pair's mesh ids become those of the records its batch's vertex
+// budget picks (batch/pool.h's pool_budget_ids), from the ids binding's
+// second half (entry mesh_slots + slot); the passes after read them with a
+// mask of all ones.
+#define VKCOL_RECORD_BUDGET 2u
 
 // The deepest tree level (root = 0) of a mesh: vkcol_mesh_desc.max_depth's
 // bound, which the trees' walks size their stacks by (aabb_tree.h,

@@ -512,7 +512,79 @@ static void counting_free(void *user, void *p)
 
 // Recording allocates no host memory; a mesh created after the batch makes
 // recording fail with VKCOL_ERROR_OUT_OF_DATE (a new batch records again);
-// bad arguments are refused with a message and record nothing.
+// bad arguments are refused with a message and record nothing.// Approx mode's vertex budget in a recorded batch: a fine sphere (about
+// 8,000 vertices: levels of 2,000 and 500) among the scene's meshes. The
+// recorded answers equal vkcol_batch_run's with the same budget, over two
+// chunks; invalid pairs are still flagged; an exact batch refuses a budget.
+static void test_record_vertex_budget(void)
+{
+	scene sc;
+	if (!host_ok_ || !scene_create(&sc, &host_, NULL))
+		return;
+	meshgen_mesh fine;
+	const float c[3] = {0, 0, 0};
+	ENSURE(meshgen_sphere(&fine, c, 0.8f, 64, 128));
+	vkcol_mesh mf = gpu_mesh(sc.ctx, &fine, 32, "fine sphere");
+	meshgen_free(&fine);
+	const uint32_t n = 600, budget = 600;
+	query_buffers q;
+	ENSURE(query_buffers_create(&host_, n, &q));
+	vkcol_pair *pairs = query_pairs(&q);
+	random_pairs(&sc, pairs, n, 44);
+	for (uint32_t i = 0; i < n; i += 2)
+		pairs[i].a = mf; // the fine sphere against the others, and itself
+	for (uint32_t i = 0; i < n; i += 6)
+		pairs[i].b = mf;
+	pairs[7].b.id = 0; // invalid: flagged, not answered
+	vkcol_gpu_batch_desc bd = {.mode = VKCOL_MODE_APPROX, .max_pairs = n, .chunk_pairs = 256, .vertex_budget = budget};
+	vkcol_gpu_batch *batch = NULL;
+	ENSURE(vkcol_gpu_batch_create(sc.ctx, &bd, &batch) == VKCOL_SUCCESS);
+	if (batch) {
+		record_and_run(&sc, batch, &q, n, false);
+		const vkcol_pair_result *got = query_results(&q);
+		vkcol_pair_result *want = calloc(n, sizeof(*want)), *all = calloc(n, sizeof(*all));
+		ENSURE(want && all);
+		pairs[7].b = pairs[6].b; // vkcol_batch_run checks every pair first
+		vkcol_batch_desc rd = {.pairs = pairs, .pair_count = n, .mode = VKCOL_MODE_APPROX, .vertex_budget = budget};
+		ENSURE(vkcol_batch_run(sc.ctx, &rd, want) == VKCOL_SUCCESS);
+		rd.vertex_budget = 0;
+		ENSURE(vkcol_batch_run(sc.ctx, &rd, all) == VKCOL_SUCCESS);
+		uint32_t differ = 0, collide = 0, lost = 0;
+		for (uint32_t i = 0; i < n; i++) {
+			if (i == 7)
+				continue;
+			differ += got[i].collide != want[i].collide || got[i].stage != want[i].stage;
+			collide += got[i].collide;
+			lost += all[i].collide && !got[i].collide;
+			ENSURE_MSG(!got[i].collide || all[i].collide, "pair %u: collide with the budget, not with every vertex",
+			           i);
+		}
+		ENSURE_MSG(differ == 0, "%u of %u recorded answers differ from vkcol_batch_run's with the budget", differ, n);
+		ENSURE(collide > n / 5 && collide < n - n / 5);
+		// The budget changed some answer: a recording that ignored it would
+		// differ from vkcol_batch_run's with it.
+		ENSURE(lost > 0);
+		ENSURE_EQ_INT(got[7].stage, VKCOL_STAGE_NONE);
+		ENSURE_EQ_INT(got[7].triangle_pairs, VKCOL_UNDECIDED_INVALID);
+		vkcol_record_summary sum = query_summary(&q);
+		ENSURE_EQ_INT(sum.invalid, 1);
+		printf("  %u of %u collide; %u lost to the budget\n", collide, n, lost);
+		free(want);
+		free(all);
+		vkcol_gpu_batch_destroy(sc.ctx, batch);
+	}
+	bd.mode = VKCOL_MODE_EXACT;
+	batch = NULL;
+	gpu_log_expected = 1;
+	ENSURE(vkcol_gpu_batch_create(sc.ctx, &bd, &batch) == VKCOL_ERROR_INVALID_ARGUMENT && batch == NULL);
+	ENSURE_EQ_INT(gpu_log_expected, 0);
+	gpu_log_expected = 0;
+	ENSURE(strstr(last_message_, "vertex budget") != NULL);
+	query_buffers_destroy(&host_, &q);
+	vkcol_context_destroy(sc.ctx);
+	ENSURE_EQ_INT(host_.messages, 0);
+}
+
 static void test_record_errors(void)
 {
 	scene sc;
@@ -741,6 +813,7 @@ int main(int argc, char **argv)
 	RUN_TEST(test_resubmit_and_share);
 	RUN_TEST(test_undecided);
 	RUN_TEST(test_recentred_mesh);
+	RUN_TEST(test_record_vertex_budget);
 	RUN_TEST(test_record_errors);
 	RUN_TEST(test_secondary_command_buffer);
 	RUN_TEST(test_vulkan_1_1_barriers); // last: replaces the host

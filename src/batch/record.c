@@ -26,11 +26,13 @@
 struct vkcol_gpu_batch {
 	vkcol_gpu_batch *next; // the batch state's list
 	vkcol_mode mode;       // APPROX or EXACT
-	uint32_t max_pairs, chunk, mip_level;
+	uint32_t max_pairs, chunk, mip_level, vertex_budget;
+	uint32_t slots;        // mesh slots in the ids buffer (the mesh table's capacity, at least 1)
 	bool relative;         // VKCOL_RECORD_RELATIVE: the mode's frames are composed in float
 	batch_pool *pool;      // a reference: the pool the sets and the ids were made on
 	VkDescriptorPool sets; // every set of the batch
-	gpu_buffer ids;        // the live mesh id of every mesh slot (0: none)
+	gpu_buffer ids;        // the live mesh id of every mesh slot (0: none); with a vertex budget, then the id
+	                       // of the record each slot's pairs read (pool_budget_ids)
 	gpu_buffer state;      // the record's state (shared.h, VKCOL_RECORD_*): count, dispatch, summary, slots
 	gpu_pipeline *prepare, *finish;
 	VkDescriptorSet prepare_set, finish_set;
@@ -140,17 +142,22 @@ cleanup:
 }
 
 // The ids buffer: the live mesh id of each slot of the mesh table, which
-// record.comp checks the pairs' ids against.
+// record.comp checks the pairs' ids against; with a vertex budget, then the
+// ids the pairs of each slot go to the passes with (VKCOL_RECORD_BUDGET).
 static vkcol_result ids_create(batch_scope *s, vkcol_gpu_batch *b)
 {
 	vkcol_result res = VKCOL_SUCCESS;
 	uint32_t slots = s->meshes->capacity ? s->meshes->capacity : 1;
-	uint32_t *ids = core_calloc(s->env, slots, sizeof(uint32_t));
+	uint32_t halves = b->vertex_budget ? 2 : 1;
+	uint32_t *ids = core_calloc(s->env, (size_t)halves * slots, sizeof(uint32_t));
 	if (!ids)
 		return VKCOL_ERROR_OUT_OF_HOST_MEMORY;
+	b->slots = slots;
 	for (uint32_t i = 0; i < s->meshes->capacity; i++)
 		ids[i] = s->meshes->slots[i].used ? mesh_table_handle(s->meshes, i).id : 0u;
-	TRY(gpu_buffer_create_filled(s->gpu, ids, (VkDeviceSize)slots * 4, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
+	if (b->vertex_budget)
+		pool_budget_ids(s, b->vertex_budget, &ids[slots]);
+	TRY(gpu_buffer_create_filled(s->gpu, ids, (VkDeviceSize)halves * slots * 4, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
 	                             "recorded mesh ids", &b->ids));
 cleanup:
 	core_free(s->env, ids);
@@ -170,6 +177,12 @@ static vkcol_result check_desc(const core_env *env, const vkcol_gpu_batch_desc *
 	if (desc->flags & ~(uint32_t)VKCOL_BATCH_NO_EARLY_ACCEPT) {
 		CORE_ERROR(env, "vkcol_gpu_batch_create: unknown flags 0x%x",
 		           desc->flags & ~(uint32_t)VKCOL_BATCH_NO_EARLY_ACCEPT);
+		return VKCOL_ERROR_INVALID_ARGUMENT;
+	}
+	if (desc->vertex_budget != 0 && desc->mode != VKCOL_MODE_APPROX) {
+		CORE_ERROR(env, "vkcol_gpu_batch_create: a vertex budget (%u) needs approx mode (exact mode tests "
+		                "triangles, not vertices)",
+		           desc->vertex_budget);
 		return VKCOL_ERROR_INVALID_ARGUMENT;
 	}
 	return VKCOL_SUCCESS;
@@ -207,6 +220,7 @@ VKCOL_API vkcol_result vkcol_gpu_batch_create(vkcol_context *ctx, const vkcol_gp
 	b->mode = desc->mode == VKCOL_MODE_APPROX ? VKCOL_MODE_APPROX : VKCOL_MODE_EXACT;
 	b->max_pairs = desc->max_pairs;
 	b->mip_level = desc->mip_level;
+	b->vertex_budget = b->mode == VKCOL_MODE_APPROX ? desc->vertex_budget : 0;
 	choose_stand_in(s, b);
 	if (!b->stand_in_mesh) {
 		CORE_ERROR(env, "vkcol_gpu_batch_create: the context has no mesh to query");
@@ -398,8 +412,8 @@ VKCOL_API vkcol_result vkcol_batch_record(vkcol_context *ctx, VkCommandBuffer cm
 		    .chunk_slots = slots,
 		    .pair_count = desc->pair_count,
 		    .mesh_index_mask = MESH_MAX_COUNT,
-		    .mesh_slots = (uint32_t)(b->ids.size / 4),
-		    .flags = b->relative ? VKCOL_RECORD_RELATIVE : 0u,
+		    .mesh_slots = b->slots,
+		    .flags = (b->relative ? VKCOL_RECORD_RELATIVE : 0u) | (b->vertex_budget ? VKCOL_RECORD_BUDGET : 0u),
 		    .stand_in_mesh = b->stand_in_mesh,
 		    .stand_in_apart = b->stand_in_apart,
 		};
@@ -408,7 +422,8 @@ VKCOL_API vkcol_result vkcol_batch_record(vkcol_context *ctx, VkCommandBuffer cm
 		gpu_barrier_all(gpu, cmd);
 		// Both end with a barrier.
 		if (b->mode == VKCOL_MODE_APPROX)
-			approx_record_chunk(s, cmd, &b->approx, slots, b->mip_level, MESH_MAX_COUNT, false, &per_pair, NULL, 0);
+			approx_record_chunk(s, cmd, &b->approx, slots, b->mip_level,
+			                    b->vertex_budget ? UINT32_MAX : MESH_MAX_COUNT, false, &per_pair, NULL, 0);
 		else
 			exact_record_chunk(s, cmd, &b->exact, slots, &per_pair, NULL);
 		gpu_pipeline_dispatch(gpu, cmd, b->finish, b->finish_set, &params, groups);
