@@ -602,7 +602,7 @@ typedef struct vkcol_batch_desc {
 	/// over the surface (one vertex per cell of a grid): the finest level
 	/// within the budget, and never fewer than 256 vertices. Faster on
 	/// meshes of 10^4 vertices and more, at the price of missing contacts
-	/// shallower than the samples' spacing (docs/semantics.md has the
+	/// shallower than the samples' spacing (BENCHMARKS.md has the
 	/// disagreement with exact mode per budget). The levels are built on
 	/// the CPU with the field approx mode culls by, once per mesh (about a
 	/// third more vertices in the batch pool). An error in exact mode.
