@@ -674,34 +674,12 @@ def test_help_lists_run_and_merge():
 
 # ---------------------------------------------------------------------------
 
-def sphere_obj(stacks, slices):
-    """A UV sphere of radius 1 as OBJ text."""
-    lines = ["v 0 0 1"]
-    for i in range(1, stacks):
-        t = math.pi * i / stacks
-        for j in range(slices):
-            f = 2 * math.pi * j / slices
-            lines.append("v %.9f %.9f %.9f" % (math.sin(t) * math.cos(f), math.sin(t) * math.sin(f), math.cos(t)))
-    lines.append("v 0 0 -1")
-    south = 2 + (stacks - 1) * slices
-    ring = lambda i, j: 2 + (i - 1) * slices + j % slices
-    for j in range(slices):
-        lines.append("f 1 %d %d" % (ring(1, j), ring(1, j + 1)))
-        lines.append("f %d %d %d" % (south, ring(stacks - 1, j + 1), ring(stacks - 1, j)))
-    for i in range(1, stacks - 1):
-        for j in range(slices):
-            a, b, c, e = ring(i, j), ring(i, j + 1), ring(i + 1, j), ring(i + 1, j + 1)
-            lines.append("f %d %d %d" % (a, c, e))
-            lines.append("f %d %d %d" % (a, e, b))
-    return "\n".join(lines) + "\n"
-
-
 def test_vertex_budget():
     # A vertex budget (approx mode) in the job or on the command line answers
     # as collide does with it, never collides where every vertex does not,
     # enters the fingerprint, and is refused in exact mode.
     with tempfile.TemporaryDirectory() as d:
-        write(os.path.join(d, "sphere.obj"), sphere_obj(64, 128))  # 8,000 vertices: levels of 2,000 and 500
+        star = os.path.join(SOURCE_DIR, "bench", "meshes", "star.obj")  # 1,946 vertices: a level of 486
         rnd = random.Random(5)
         poses = []
         for _ in range(400):
@@ -711,7 +689,7 @@ def test_vertex_budget():
             poses.append(" ".join("%.7f" % x for x in [y / n for y in q] + t))
         write(os.path.join(d, "poses.txt"), "\n".join(poses) + "\n")
         pairs = "".join("s s %s\n" % p for p in poses)
-        meshes = [{"path": "sphere.obj", "name": "s"}]
+        meshes = [{"path": star, "name": "s"}]
         job = make_job(d, pairs, meshes, mode="approx", vertex_budget=300)
         r = run("run", job, "--out", "-", "-q")
         expect(r, 0)
@@ -720,8 +698,7 @@ def test_vertex_budget():
         expect(r, 0)
         head_all, all_rows = parse_csv(r.stdout)
         check(head != head_all, "the fingerprint ignores the vertex budget")
-        sphere = os.path.join(d, "sphere.obj")
-        c = run("collide", sphere, sphere, "--poses", os.path.join(d, "poses.txt"), "--mode", "approx",
+        c = run("collide", star, star, "--poses", os.path.join(d, "poses.txt"), "--mode", "approx",
                 "--vertex-budget", "300", "-q")
         expect(c, 0)
         collide_hits = [l.split(",")[1] == "1" for l in c.stdout.splitlines()[1:]]
@@ -730,6 +707,8 @@ def test_vertex_budget():
               "the budget collides where every vertex does not")
         hits = sum(x[3] for x in all_rows)
         check(50 < hits < 390, "%d of 400 collide: not a mix" % hits)
+        lost = sum(1 for a, b in zip(all_rows, budget_rows) if a[3] != b[3])
+        check(lost > 0, "the budget changed no answer: was it applied?")
         r = run("run", job, "--mode", "exact", "-q")
         expect(r, 2)
         error_line(r, r"vertex budget \(the job's \"vertex_budget\"\) needs approx mode")
