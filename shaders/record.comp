@@ -57,11 +57,18 @@ bool valid(vkcol_gpu_pair p)
 	return ok && dot(qa, qa) >= 1e-12 && dot(qb, qb) >= 1e-12;
 }
 
+// The id the passes read a live mesh by: with a vertex budget, that of the
+// record of the level it picks (VKCOL_RECORD_BUDGET), else the handle.
+uint pass_id(uint id)
+{
+	if ((params.flags & VKCOL_RECORD_BUDGET) != 0u)
+		return ids[params.mesh_slots + (id & params.mesh_index_mask) - 1u];
+	return id;
+}
+
 vkcol_gpu_pair stand_in()
 {
-	uint id = params.stand_in_mesh;
-	if ((params.flags & VKCOL_RECORD_BUDGET) != 0u)
-		id = ids[params.mesh_slots + (id & params.mesh_index_mask) - 1u];
+	uint id = pass_id(params.stand_in_mesh);
 	return vkcol_gpu_pair(id, id, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, params.stand_in_apart, 0.0,
 	                      0.0);
 }
@@ -116,10 +123,8 @@ void prepare(uint i)
 		if (any(notEqual(ca, vec3(0.0))) || any(notEqual(cb, vec3(0.0))))
 			p = relative(p, ca, cb);
 	}
-	if ((params.flags & VKCOL_RECORD_BUDGET) != 0u) {
-		p.mesh_a = ids[params.mesh_slots + (p.mesh_a & params.mesh_index_mask) - 1u];
-		p.mesh_b = ids[params.mesh_slots + (p.mesh_b & params.mesh_index_mask) - 1u];
-	}
+	p.mesh_a = pass_id(p.mesh_a);
+	p.mesh_b = pass_id(p.mesh_b);
 	pairs[i] = p;
 	state[VKCOL_RECORD_SLOTS + i] = VKCOL_SLOT_PAIR;
 }
