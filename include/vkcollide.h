@@ -214,6 +214,7 @@ typedef struct vkcol_device_info {
 	bool has_compute_queue;
 	uint32_t max_workgroup_count[3];
 	uint32_t max_storage_buffer_range; ///< bytes
+	uint32_t max_texel_buffer_elements; ///< 16-byte texels of a buffer the library reads as texels
 	uint32_t subgroup_size;       ///< 0 when unknown
 	uint64_t device_local_bytes;  ///< largest device-local heap
 } vkcol_device_info;

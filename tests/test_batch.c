@@ -495,7 +495,8 @@ static uint64_t count_pattern_errors(const vkcol_pair_result *r, uint64_t first,
 }
 
 // More pairs than 65535 x VKCOL_WORKGROUP_SIZE, asked for in one chunk: the
-// chunk is clamped to what one binding (maxStorageBufferRange) and one 2D
+// chunk is clamped to what one binding (maxStorageBufferRange, and
+// maxTexelBufferElements: pairs and jobs are read as texels) and one 2D
 // dispatch can take, so the batch runs in several chunks, two in flight. On
 // devices whose binding range allows it, a chunk exceeds 65535 workgroups and
 // goes 2D.
@@ -518,7 +519,10 @@ static void test_large_batch_chunks(void)
 	ENSURE_EQ_INT(count_pattern_errors(results, 0, n), 0);
 	vkcol_device_info info;
 	ENSURE(vkcol_context_get_device_info(ctx, &info) == VKCOL_SUCCESS);
-	uint64_t per_chunk = info.max_storage_buffer_range / sizeof(vkcol_pair);
+	uint64_t binding = info.max_storage_buffer_range / 16 * 16;
+	if (binding > (uint64_t)info.max_texel_buffer_elements * 16)
+		binding = (uint64_t)info.max_texel_buffer_elements * 16;
+	uint64_t per_chunk = binding / sizeof(vkcol_pair);
 	ENSURE(log.monotone && log.last == n);
 	ENSURE_EQ_INT(log.calls, per_chunk < n ? (n + per_chunk - 1) / per_chunk : 1);
 	ENSURE_EQ_INT(vkcol_context_validation_message_count(ctx), 0);

@@ -46,7 +46,7 @@ MESH_INFO_KEYS = {
 TREE_KEYS = {"depth", "node_count", "leaf_count", "leaf_size_min", "leaf_size_mean", "leaf_size_max"}
 DEVICE_KEYS = {
     "index", "name", "type", "api_version", "driver", "compute_queue", "max_workgroup_count",
-    "max_storage_buffer_range", "subgroup_size", "device_local_bytes", "chosen",
+    "max_storage_buffer_range", "max_texel_buffer_elements", "subgroup_size", "device_local_bytes", "chosen",
 }
 
 

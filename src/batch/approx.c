@@ -30,11 +30,12 @@ typedef struct frame {
 	uint64_t first, count; // pairs of the chunk in flight
 } frame;
 
-// The most pairs one dispatch can take: the pair buffer within one binding's
-// range, and one invocation per pair in a 2D grid of workgroups.
+// The most pairs one dispatch can take: the pair buffer within one binding
+// (storage and texels), and one invocation per pair in a 2D grid of
+// workgroups.
 static uint32_t max_chunk(const batch_scope *s)
 {
-	uint64_t by_binding = s->gpu->props.limits.maxStorageBufferRange / sizeof(vkcol_gpu_pair);
+	uint64_t by_binding = gpu_texel_binding_max(s->gpu) / sizeof(vkcol_gpu_pair);
 	uint64_t by_dispatch = (uint64_t)s->gpu->props.limits.maxComputeWorkGroupCount[0] *
 	                       s->gpu->props.limits.maxComputeWorkGroupCount[1] * VKCOL_WORKGROUP_SIZE;
 	uint64_t chunk = by_binding < by_dispatch ? by_binding : by_dispatch;
@@ -54,8 +55,8 @@ static uint32_t max_chunk(const batch_scope *s)
 // whole SIMD group waits for its longest loop. The lists leave room over
 // what the benchmark's non-convex pairs make on average
 // (docs/performance-notes.md). Each list is one dispatch of one
-// dimension, at most 4 Mi jobs (32 MiB): 16 per pair for chunks of 2^18,
-// the CLI's largest.
+// dimension (on lavapipe at most 4 Mi jobs, 32 MiB: 16 per pair for chunks
+// of 2^18, the CLI's largest), and the three lists share one binding.
 #define APPROX_JOBS_PER_PAIR 32u
 #define APPROX_GROUP_JOBS_PER_PAIR 8u
 
@@ -75,6 +76,16 @@ void approx_job_capacities(const batch_scope *s, uint64_t room, approx_chunk *c)
 		job_capacity = s->state->knobs.approx_job_capacity;
 	uint64_t group_capacity = APPROX_GROUP_JOBS_PER_PAIR * room;
 	group_capacity = group_capacity < job_max ? group_capacity : job_max;
+	// Two jobs a texel, one slot of them per spilled pair (room <= a
+	// binding's pairs of 64 bytes, an eighth of its jobs): what is left is
+	// shared in the same proportion.
+	uint64_t binding_jobs = gpu_texel_binding_max(s->gpu) / 16 * 2;
+	if (job_capacity + group_capacity + room + 1 > binding_jobs) {
+		uint64_t left = binding_jobs - room - 1;
+		uint64_t both = job_capacity + group_capacity;
+		job_capacity = job_capacity * left / both;
+		group_capacity = left - job_capacity;
+	}
 	if (s->state->knobs.approx_group_capacity)
 		group_capacity = s->state->knobs.approx_group_capacity;
 	c->room = (uint32_t)room;

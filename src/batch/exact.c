@@ -37,10 +37,7 @@ static uint32_t frontier_capacity(const batch_scope *s)
 {
 	if (s->state->knobs.frontier_capacity)
 		return s->state->knobs.frontier_capacity;
-	uint64_t by_binding = s->gpu->props.limits.maxStorageBufferRange / 16;
-	if (by_binding > s->gpu->props.limits.maxTexelBufferElements)
-		by_binding = s->gpu->props.limits.maxTexelBufferElements;
-	by_binding = by_binding / 2;
+	uint64_t by_binding = gpu_texel_binding_max(s->gpu) / 16 / 2;
 	return by_binding < (1u << 21) ? (uint32_t)by_binding : (1u << 21);
 }
 

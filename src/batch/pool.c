@@ -347,9 +347,10 @@ static vkcol_result pool_build(batch_scope *s, bool clearance)
 		res = VKCOL_ERROR_OUT_OF_HOST_MEMORY;
 		goto cleanup;
 	}
-	if (vertex_total * 16 > s->gpu->props.limits.maxStorageBufferRange) {
-		CORE_ERROR(env, "the meshes of this context hold %llu vertices; one batch binding holds at most %u",
-		           (unsigned long long)vertex_total, s->gpu->props.limits.maxStorageBufferRange / 16);
+	const VkDeviceSize binding = gpu_texel_binding_max(s->gpu);
+	if (vertex_total * 16 > binding) {
+		CORE_ERROR(env, "the meshes of this context hold %llu vertices; one batch binding holds at most %llu",
+		           (unsigned long long)vertex_total, (unsigned long long)binding / 16);
 		res = VKCOL_ERROR_TOO_LARGE;
 		goto cleanup;
 	}
@@ -360,12 +361,10 @@ static vkcol_result pool_build(batch_scope *s, bool clearance)
 	                      "batch vertex pool", &pool->vertices));
 	TRY(gpu_buffer_create(s->gpu, (cluster_total ? cluster_total : 1) * 16, texel, GPU_MEMORY_DEVICE,
 	                      "batch vertex clusters", &pool->clusters));
-	if (node_total * sizeof(pool_node) > s->gpu->props.limits.maxStorageBufferRange ||
-	    triangle_total * 16 > s->gpu->props.limits.maxStorageBufferRange) {
+	if (node_total * sizeof(pool_node) > binding || triangle_total * 16 > binding) {
 		CORE_ERROR(env, "the meshes of this context hold %llu tree nodes and %llu triangles; one batch binding holds "
-		                "at most %u bytes",
-		           (unsigned long long)node_total, (unsigned long long)triangle_total,
-		           s->gpu->props.limits.maxStorageBufferRange);
+		                "at most %llu bytes",
+		           (unsigned long long)node_total, (unsigned long long)triangle_total, (unsigned long long)binding);
 		res = VKCOL_ERROR_TOO_LARGE;
 		goto cleanup;
 	}

@@ -81,6 +81,7 @@ static void print_device_text(FILE *out, const vkcol_device_info *d, bool chosen
 	fprintf(out, "     %-21s %u x %u x %u\n", "max workgroup count", d->max_workgroup_count[0],
 	        d->max_workgroup_count[1], d->max_workgroup_count[2]);
 	fprintf(out, "     %-21s %s (%u bytes)\n", "max storage buffer", range, d->max_storage_buffer_range);
+	fprintf(out, "     %-21s %u\n", "max texel buffer", d->max_texel_buffer_elements);
 	if (d->subgroup_size)
 		fprintf(out, "     %-21s %u\n", "subgroup size", d->subgroup_size);
 	else
@@ -99,9 +100,9 @@ static void print_device_json(FILE *out, const vkcol_device_info *d, bool chosen
 	json_string(out, d->driver);
 	fprintf(out,
 	        ", \"compute_queue\": %s, \"max_workgroup_count\": [%u, %u, %u], \"max_storage_buffer_range\": %u"
-	        ", \"subgroup_size\": %u, \"device_local_bytes\": %" PRIu64 ", \"chosen\": %s}",
+	        ", \"max_texel_buffer_elements\": %u, \"subgroup_size\": %u, \"device_local_bytes\": %" PRIu64 ", \"chosen\": %s}",
 	        d->has_compute_queue ? "true" : "false", d->max_workgroup_count[0], d->max_workgroup_count[1],
-	        d->max_workgroup_count[2], d->max_storage_buffer_range, d->subgroup_size, d->device_local_bytes,
+	        d->max_workgroup_count[2], d->max_storage_buffer_range, d->max_texel_buffer_elements, d->subgroup_size, d->device_local_bytes,
 	        chosen ? "true" : "false");
 }
 

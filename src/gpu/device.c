@@ -285,6 +285,7 @@ static void describe_device(const core_env *env, const gpu_instance_table *vki, 
 	for (int i = 0; i < 3; i++)
 		info->max_workgroup_count[i] = props.properties.limits.maxComputeWorkGroupCount[i];
 	info->max_storage_buffer_range = props.properties.limits.maxStorageBufferRange;
+	info->max_texel_buffer_elements = props.properties.limits.maxTexelBufferElements;
 	info->subgroup_size = subgroup.subgroupSize;
 
 	VkPhysicalDeviceMemoryProperties mem;

@@ -136,6 +136,13 @@ void gpu_buffer_destroy(gpu_device *gpu, gpu_buffer *buffer)
 	memset(buffer, 0, sizeof(*buffer));
 }
 
+VkDeviceSize gpu_texel_binding_max(const gpu_device *gpu)
+{
+	VkDeviceSize by_range = gpu->props.limits.maxStorageBufferRange / 16 * 16;
+	VkDeviceSize by_texels = (VkDeviceSize)gpu->props.limits.maxTexelBufferElements * 16;
+	return by_range < by_texels ? by_range : by_texels;
+}
+
 void gpu_memory_count(gpu_device *gpu, VkDeviceSize allocated, VkDeviceSize freed)
 {
 	gpu->memory_bytes += allocated;

@@ -33,6 +33,11 @@ typedef struct gpu_buffer {
 uint32_t gpu_find_memory_type(const gpu_device *gpu, uint32_t bits, VkMemoryPropertyFlags want,
                               VkMemoryPropertyFlags prefer);
 
+// The most bytes a buffer bound both as a storage buffer and as RGBA32UI
+// texels may hold: maxStorageBufferRange, and maxTexelBufferElements whole
+// texels (lavapipe: 128 MiB for both; NVIDIA: 4 GiB and 2 GiB).
+VkDeviceSize gpu_texel_binding_max(const gpu_device *gpu);
+
 // size > 0. usage gets TRANSFER_SRC | TRANSFER_DST added; with
 // UNIFORM_TEXEL_BUFFER the buffer gets its texel view. On failure *out is
 // zeroed and nothing leaks.
