@@ -12,8 +12,8 @@
 # MANIFEST.txt. The archive holds a release build of the tool, the library,
 # the benchmark's helper programs (device_rates, fcl_peer, bullet_peer),
 # the GPU test suites and test_bench.py, the models of assimp-testmodels
-# the default suite reads, the Vulkan loader and the Khronos validation
-# layer with its manifest, and every shared library they need except the C
+# the default suite reads, the Vulkan loader, libglvnd (the NVIDIA ICD
+# needs it) and the Khronos validation layer with its manifest, and every shared library they need except the C
 # library's own (found with ldd; each ELF file given the RPATH
 # $ORIGIN/../lib, so nothing needs LD_LIBRARY_PATH). It checks with
 # objdump -T that no file needs a newer C library than this machine's, and
@@ -90,6 +90,16 @@ cp -L /usr/lib/x86_64-linux-gnu/libvulkan.so.1 "$out/lib/libvulkan.so.1"
 cp /usr/lib/x86_64-linux-gnu/libVkLayer_khronos_validation.so "$out/layers/"
 sed 's|"library_path": *"[^"]*"|"library_path": "./libVkLayer_khronos_validation.so"|' \
 	/usr/share/vulkan/explicit_layer.d/VkLayer_khronos_validation.json >"$out/layers/VkLayer_khronos_validation.json"
+
+# The NVIDIA driver's Vulkan ICD (libGLX_nvidia.so.0) loads libglvnd's
+# dispatch library when the loader calls it: without one on the lent
+# machine, vkCreateInstance finds no driver ("Could not get
+# 'vkCreateInstance' via 'vk_icdGetInstanceProcAddr'"). libglvnd's
+# libraries travel in lib/, which run.sh puts on LD_LIBRARY_PATH.
+for lib in libGLdispatch.so.0 libGLX.so.0 libEGL.so.1 libOpenGL.so.0; do
+	[ -e "/usr/lib/x86_64-linux-gnu/$lib" ] || { echo "gpu-bundle: /usr/lib/x86_64-linux-gnu/$lib not found (libglvnd0, libglx0, libegl1, libopengl0)" >&2; exit 1; }
+	cp -L "/usr/lib/x86_64-linux-gnu/$lib" "$out/lib/$lib"
+done
 
 # 5. Every shared library the ELF files need, but the C library's own,
 # until nothing new turns up.

@@ -44,6 +44,10 @@ libfcl-dev
 libbullet-dev
 g++
 patchelf
+libglvnd0
+libglx0
+libegl1
+libopengl0
 "
 
 usage() {
