@@ -46,7 +46,7 @@ vkcol_result approx_chunk_bind(batch_scope *s, uint32_t map_array, VkDescriptorP
 // computes (vkcol_batch_record: the slots past that count, up to a whole
 // workgroup, hold pairs that stage 0 decides). mesh_index_mask: how the
 // pairs' ids name pool records (MESH_MAX_COUNT; all ones where a vertex
-// budget rewrote them, pool_budget_pairs).
+// budget rewrote them, pool_budget_pair).
 // timer: NULL, or a timer begun on `slot` of cmd, which gets a timestamp
 // after each pass (timing.h).
 void approx_record_chunk(batch_scope *s, VkCommandBuffer cmd, const approx_chunk *c, uint32_t n, uint32_t mip_level,

@@ -30,15 +30,16 @@ static pipeline_id exact_pipeline(const batch_scope *s, pipeline_id id)
 // Items of a frontier's three regions (16 bytes each; one binding, also
 // read as texels), bounded so that the buffer, with up to as many slots
 // again for the candidate and the confirmation entries (each region as
-// large as the leaf region, at most half the items), fits a binding; 2^21
-// items are 32 MiB (and 8 MiB each of candidate and confirmation slots,
-// 16 MiB without depth-first items) per frontier.
+// large as the leaf region, at most half the items), fits a binding
+// (exact_buffers_create then sizes them by the chunk); 2^21 items are
+// 32 MiB (and 8 MiB each of candidate and confirmation slots, 16 MiB
+// without depth-first items) per frontier.
 static uint32_t frontier_capacity(const batch_scope *s)
 {
 	if (s->state->knobs.frontier_capacity)
 		return s->state->knobs.frontier_capacity;
 	uint64_t by_binding = gpu_texel_binding_max(s->gpu) / 16 / 2;
-	return by_binding < (1u << 21) ? (uint32_t)by_binding : (1u << 21);
+	return by_binding < UINT32_MAX ? (uint32_t)by_binding : UINT32_MAX;
 }
 
 // Depth-first steps per traversal item, chosen by measurement (the budgets
@@ -57,9 +58,10 @@ static uint32_t traverse_budget(const batch_scope *s)
 // Pairs per exact-mode chunk unless the caller says otherwise: small enough
 // that the frontiers rarely overflow for meshes of a few thousand triangles.
 #define EXACT_DEFAULT_CHUNK (1u << 13)
-// Frontier items per pair of a recorded batch's chunk: those of the default
-// chunk's frontiers (2^21 items).
+// Frontier items per pair of a chunk: those of the default chunk's
+// frontiers (2^21 items), and the fewest a batch's frontiers hold.
 #define EXACT_ITEMS_PER_PAIR 256u
+#define EXACT_ITEMS_MIN (1u << 18)
 
 // Entries of the device's triangle-pair list per chunk (16 bytes each).
 #define EXACT_LIST_MAX (1u << 20)
@@ -85,11 +87,16 @@ vkcol_result exact_buffers_create(batch_scope *s, uint32_t chunk, uint32_t list_
 	const VkBufferUsageFlags storage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT;
 	b->chunk = chunk;
 	b->capacity = frontier_capacity(s);
-	// A recorded batch's frontiers follow its chunk, at the items per pair
-	// of vkcol_batch_run's default chunk (2^21 / 2^13), so that a renderer's
-	// few hundred pairs do not hold 2 x 48 MiB.
-	if (recorded_sets && (uint64_t)chunk * EXACT_ITEMS_PER_PAIR < b->capacity)
-		b->capacity = chunk * EXACT_ITEMS_PER_PAIR;
+	// The frontiers follow the chunk, at the items per pair of the default
+	// chunk (2^21 / 2^13), so that a renderer's few hundred recorded pairs
+	// do not hold 2 x 48 MiB, nor does a small batch allocate them (on an
+	// H100 that cost 6.8 of the 7.5 ms of a batch of 1,000 pairs); a batch
+	// keeps at least EXACT_ITEMS_MIN, room for a heavy pair alone.
+	uint64_t follow = (uint64_t)chunk * EXACT_ITEMS_PER_PAIR;
+	if (!recorded_sets && follow < EXACT_ITEMS_MIN)
+		follow = EXACT_ITEMS_MIN;
+	if (!s->state->knobs.frontier_capacity && follow < b->capacity)
+		b->capacity = (uint32_t)follow;
 	b->list_capacity = list_capacity;
 	b->flags = flags;
 	// Listing visits every overlapping node pair: depth first saves nothing.
@@ -293,7 +300,7 @@ static vkcol_result exact_pass(batch_scope *s, exact_buffers *b, const vkcol_pai
 		for (uint32_t i = 0; i < n; i++)
 			at[i] = index ? index[first + i] : base + first + i;
 		double start = batch_now();
-		pairs_upload(s, pairs, n, at, exact_in_double(s), b->pairs.mapped);
+		pairs_upload(s, pairs, n, at, exact_in_double(s), NULL, b->pairs.mapped);
 		if (stats)
 			batch_timer_host(&b->timer, start, &stats->upload_seconds);
 		VkCommandBuffer cmd;

@@ -20,11 +20,16 @@ static bool finite3(const float *v, int n)
 }
 
 void pairs_upload(const batch_scope *s, const vkcol_pair *pairs, uint64_t count, const uint64_t *at, bool as_given,
-                  vkcol_gpu_pair *out)
+                  const uint32_t *ids, vkcol_gpu_pair *out)
 {
 	if (as_given) {
-		for (uint64_t i = 0; i < count; i++)
-			memcpy(&out[i], &pairs[at ? at[i] : i], sizeof(vkcol_gpu_pair));
+		for (uint64_t i = 0; i < count; i++) {
+			vkcol_gpu_pair p;
+			memcpy(&p, &pairs[at ? at[i] : i], sizeof(p));
+			if (ids)
+				pool_budget_pair(ids, &p);
+			out[i] = p;
+		}
 		return;
 	}
 	// Batches mostly repeat their meshes: the last pair's lookup is kept.
@@ -48,14 +53,17 @@ void pairs_upload(const batch_scope *s, const vkcol_pair *pairs, uint64_t count,
 		for (int k = 0; k < 3; k++)
 			far = fmaxf(far, fmaxf(fabsf(in->pose_a.translation[k]), fabsf(in->pose_b.translation[k])));
 		vkcol_pose rel;
-		if (far <= limit || !ref_pair_pose(a, b, &in->pose_a, &in->pose_b, &rel)) {
-			memcpy(&out[i], in, sizeof(vkcol_gpu_pair));
-			continue;
-		}
-		out[i] = (vkcol_gpu_pair){.mesh_a = in->a.id, .mesh_b = in->b.id, .qa_w = 1.0f,
-		                          .qb_w = rel.rotation[0], .qb_x = rel.rotation[1], .qb_y = rel.rotation[2],
-		                          .qb_z = rel.rotation[3], .tb_x = rel.translation[0], .tb_y = rel.translation[1],
-		                          .tb_z = rel.translation[2]};
+		vkcol_gpu_pair p;
+		if (far <= limit || !ref_pair_pose(a, b, &in->pose_a, &in->pose_b, &rel))
+			memcpy(&p, in, sizeof(p));
+		else
+			p = (vkcol_gpu_pair){.mesh_a = in->a.id, .mesh_b = in->b.id, .qa_w = 1.0f,
+			                     .qb_w = rel.rotation[0], .qb_x = rel.rotation[1], .qb_y = rel.rotation[2],
+			                     .qb_z = rel.rotation[3], .tb_x = rel.translation[0], .tb_y = rel.translation[1],
+			                     .tb_z = rel.translation[2]};
+		if (ids)
+			pool_budget_pair(ids, &p);
+		out[i] = p;
 	}
 }
 

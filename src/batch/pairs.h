@@ -19,6 +19,9 @@ vkcol_result pairs_validate(const batch_scope *s, const vkcol_batch_desc *desc, 
 // (make_frames) would otherwise subtract large translations and lose the
 // precision of the meshes' size. Other pairs, and every pair when
 // `as_given` (exact mode in double: exact_setup.comp composes the poses in
-// double itself, centres included), go as they are.
+// double itself, centres included), go as they are. With `ids` (approx
+// mode's vertex budget, pool_budget_ids) the mesh ids are written through
+// it. `out` is only written, whole pairs in order: it may be device memory
+// the host writes across the bus, where reading it back is slow.
 void pairs_upload(const batch_scope *s, const vkcol_pair *pairs, uint64_t count, const uint64_t *at, bool as_given,
-                  vkcol_gpu_pair *out);
+                  const uint32_t *ids, vkcol_gpu_pair *out);

@@ -578,10 +578,8 @@ void pool_budget_ids(const batch_scope *s, uint32_t budget, uint32_t *ids)
 	}
 }
 
-void pool_budget_pairs(const uint32_t *ids, vkcol_gpu_pair *pairs, uint64_t count)
+void pool_budget_pair(const uint32_t *ids, vkcol_gpu_pair *pair)
 {
-	for (uint64_t p = 0; p < count; p++) {
-		pairs[p].mesh_a = ids[(pairs[p].mesh_a & MESH_MAX_COUNT) - 1];
-		pairs[p].mesh_b = ids[(pairs[p].mesh_b & MESH_MAX_COUNT) - 1];
-	}
+	pair->mesh_a = ids[(pair->mesh_a & MESH_MAX_COUNT) - 1];
+	pair->mesh_b = ids[(pair->mesh_b & MESH_MAX_COUNT) - 1];
 }

@@ -68,5 +68,5 @@ void pool_bind(const batch_pool *pool, const gpu_buffer *pairs, const gpu_buffer
 // with a mesh_index_mask of all ones.
 void pool_budget_ids(const batch_scope *s, uint32_t budget, uint32_t *ids);
 
-// Rewrites the mesh ids of count device pairs through pool_budget_ids' ids.
-void pool_budget_pairs(const uint32_t *ids, vkcol_gpu_pair *pairs, uint64_t count);
+// Rewrites the mesh ids of a device pair through pool_budget_ids' ids.
+void pool_budget_pair(const uint32_t *ids, vkcol_gpu_pair *pair);

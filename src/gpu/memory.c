@@ -58,6 +58,7 @@ vkcol_result gpu_buffer_create(gpu_device *gpu, VkDeviceSize size, VkBufferUsage
 		break;
 	case GPU_MEMORY_UPLOAD:
 		want = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+		prefer = VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT;
 		break;
 	case GPU_MEMORY_READBACK:
 		want = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT;
@@ -65,6 +66,13 @@ vkcol_result gpu_buffer_create(gpu_device *gpu, VkDeviceSize size, VkBufferUsage
 		break;
 	}
 	uint32_t type = gpu_find_memory_type(gpu, req.memoryTypeBits, want, prefer);
+	// Upload buffers (only ever written by the host) go to device memory
+	// the host can map, so that the passes read them without crossing the
+	// bus, only where the device maps all of it (resizable BAR): not into a
+	// 256 MiB window shared with the driver and other programs.
+	if (kind == GPU_MEMORY_UPLOAD && type != UINT32_MAX &&
+	    gpu->memory_props.memoryHeaps[gpu->memory_props.memoryTypes[type].heapIndex].size < ((VkDeviceSize)1 << 30))
+		type = gpu_find_memory_type(gpu, req.memoryTypeBits, want, 0);
 	if (type == UINT32_MAX) {
 		CORE_ERROR(env, "buffer %s: no memory type for %s use", name ? name : "",
 		           kind == GPU_MEMORY_DEVICE ? "device" : "host-visible");

@@ -11,7 +11,8 @@ typedef struct gpu_device gpu_device;
 
 typedef enum gpu_memory_kind {
 	GPU_MEMORY_DEVICE,   // device local, filled by gpu_upload or shaders
-	GPU_MEMORY_UPLOAD,   // host visible + coherent, written through .mapped
+	GPU_MEMORY_UPLOAD,   // host visible + coherent, only written through .mapped (device
+	                     // local where the device maps all its memory: never read it back)
 	GPU_MEMORY_READBACK, // host visible, cached when possible, read through .mapped
 } gpu_memory_kind;
 
