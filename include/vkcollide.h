@@ -636,7 +636,11 @@ typedef struct vkcol_batch_desc {
 /// default, reached by batches of more than 32,768 pairs) 51 MiB of device
 /// memory, about 800 bytes per pair for smaller batches (sizes rounded up to
 /// a power of two); the next approx batch of another size replaces them,
-/// vkcol_context_destroy frees them.
+/// vkcol_context_destroy frees them. An exact batch leaves its buffers the
+/// same way: about 12.5 KB per pair of its chunk (mostly the traversal
+/// frontiers), 103 MB for chunks of 8,192 pairs (the default; 2^15 pairs,
+/// 411 MB, on a discrete GPU), for a smaller batch the power of two at or
+/// above its size (at least 12.6 MB).
 VKCOL_API vkcol_result vkcol_batch_run(vkcol_context *ctx, const vkcol_batch_desc *desc, vkcol_pair_result *results);
 
 // ---------------------------------------------------------------------------

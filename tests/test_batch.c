@@ -635,6 +635,51 @@ done:
 	vkcol_context_destroy(ctx);
 }
 
+// Exact mode keeps its nine buffers between calls too (scratch slots 10 to
+// 18), sized by the power of two at or above a batch smaller than the
+// chunk: 3,000 then 2,500 pairs share them; 70,000 pairs (chunks of 8,192)
+// need new pairs, results, state, frames and both frontiers, and so does
+// the batch of 3,000 after it. The answers stay right throughout.
+static void test_exact_scratch_reuse(void)
+{
+	vkcol_context *ctx = gpu_context();
+	if (!ctx)
+		return;
+	vkcol_mesh a, b;
+	pattern_meshes(ctx, 16, 32, &a, &b);
+	const uint64_t sizes[] = {3000, 2500, 70000, 3000};
+	const uint64_t want_created[] = {9, 0, 6, 6};
+	uint64_t n = 70000;
+	vkcol_pair *pairs = malloc(n * sizeof(*pairs));
+	vkcol_pair_result *results = malloc(n * sizeof(*results));
+	ENSURE(pairs && results);
+	if (!pairs || !results)
+		goto done;
+	fill_pattern(pairs, n, a, b);
+	for (size_t k = 0; k < ARRAY_LEN(sizes); k++) {
+		uint64_t created = ctx->gpu.scratch_created;
+		vkcol_batch_desc bd = {.pairs = pairs, .pair_count = sizes[k], .mode = VKCOL_MODE_EXACT};
+		ENSURE(vkcol_batch_run(ctx, &bd, results) == VKCOL_SUCCESS);
+		created = ctx->gpu.scratch_created - created;
+		uint64_t wrong = 0;
+		for (uint64_t i = 0; i < sizes[k]; i++)
+			wrong += results[i].collide != (i % 3 == 0);
+		ENSURE_MSG(wrong == 0, "batch %zu of %llu pairs: %llu wrong answers", k, (unsigned long long)sizes[k],
+		           (unsigned long long)wrong);
+		ENSURE_MSG(created == want_created[k], "batch %zu of %llu pairs: %llu buffers created, want %llu", k,
+		           (unsigned long long)sizes[k], (unsigned long long)created, (unsigned long long)want_created[k]);
+		uint32_t held = 0;
+		for (uint32_t s = 10; s < 19; s++)
+			held += ctx->gpu.scratch[s].buffer.buffer != VK_NULL_HANDLE;
+		ENSURE_EQ_INT(held, 9);
+	}
+done:
+	free(pairs);
+	free(results);
+	ENSURE_EQ_INT(vkcol_context_validation_message_count(ctx), 0);
+	vkcol_context_destroy(ctx);
+}
+
 static void test_bad_input(void)
 {
 	vkcol_context *ctx = gpu_context();
@@ -712,6 +757,7 @@ int main(int argc, char **argv)
 	RUN_TEST(test_chunks_and_interrupt);
 	RUN_TEST(test_large_batch_chunks);
 	RUN_TEST(test_scratch_reuse);
+	RUN_TEST(test_exact_scratch_reuse);
 	RUN_TEST(test_bad_input);
 	RUN_TEST(test_no_unexpected_log_messages);
 	return TEST_SUMMARY();

@@ -63,6 +63,17 @@ static uint32_t traverse_budget(const batch_scope *s)
 #define EXACT_ITEMS_PER_PAIR 256u
 #define EXACT_ITEMS_MIN (1u << 18)
 
+// A discrete GPU runs many more invocations at once than lavapipe, and each
+// level pass costs it about 20 us whatever its items: chunks of 2^15 pairs
+// (frontiers of 2^23 items, 2 x 192 MiB, kept between calls) fill it better.
+#define EXACT_DISCRETE_CHUNK (1u << 15)
+
+static uint32_t exact_default_chunk(const batch_scope *s)
+{
+	return s->gpu->props.deviceType == VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU ? EXACT_DISCRETE_CHUNK
+	                                                                        : EXACT_DEFAULT_CHUNK;
+}
+
 // Entries of the device's triangle-pair list per chunk (16 bytes each).
 #define EXACT_LIST_MAX (1u << 20)
 
@@ -71,12 +82,65 @@ static uint32_t traverse_budget(const batch_scope *s)
 #define ARGS_AT(d) ((VkDeviceSize)16 * (d))
 _Static_assert(VKCOL_ARGS_CONFIRM < VKCOL_EXACT_ARGS_WORDS / 4, "every indirect dispatch has its words");
 
+// The buffers of exact_buffers, in the order of their scratch slots, with
+// their usage and memory kind (recorded batches keep everything on the
+// device) and, from b's sizes, their size in bytes.
+enum { EXACT_BUFFERS = 9, EXACT_SCRATCH_FIRST = 10 };
+_Static_assert(EXACT_SCRATCH_FIRST + EXACT_BUFFERS <= GPU_SCRATCH_SLOTS, "exact mode's buffers have their slots");
+
+typedef struct exact_buffer_spec {
+	gpu_buffer *buffer;
+	VkDeviceSize size;
+	VkBufferUsageFlags usage;
+	gpu_memory_kind kind;
+	const char *name;
+} exact_buffer_spec;
+
+static void exact_buffer_specs(exact_buffers *b, exact_buffer_spec *out)
+{
+	const VkBufferUsageFlags storage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT;
+	// Pairs, frames and frontiers are read as texel buffers (exact_common.glsl).
+	const VkBufferUsageFlags texel = storage | VK_BUFFER_USAGE_UNIFORM_TEXEL_BUFFER_BIT;
+	// Recorded batches copy their pairs in and their answers out on the
+	// device.
+	const gpu_memory_kind upload = b->recorded ? GPU_MEMORY_DEVICE : GPU_MEMORY_UPLOAD;
+	const gpu_memory_kind readback = b->recorded ? GPU_MEMORY_DEVICE : GPU_MEMORY_READBACK;
+	// After the three regions, the triangle pairs the leaf culls left, one
+	// entry per window of A and batch of B with any (shared.h), then those
+	// the separating axes left for the confirmations: each as many slots as
+	// the leaf region, one entry per leaf-leaf item at most for leaves of
+	// up to 4 triangles; a pair whose entry does not fit is flagged for a
+	// rerun.
+	const VkDeviceSize frontier = ((VkDeviceSize)b->capacity + 2 * (b->dive_base - b->leaf_base)) * 16;
+	const exact_buffer_spec specs[EXACT_BUFFERS] = {
+	    {&b->pairs, (VkDeviceSize)b->chunk * sizeof(vkcol_gpu_pair), texel, upload, "exact pairs"},
+	    {&b->results, (VkDeviceSize)b->chunk * sizeof(vkcol_gpu_result), storage, readback, "exact results"},
+	    {&b->state, (VkDeviceSize)b->chunk * 8, storage, GPU_MEMORY_DEVICE, "exact pair state"},
+	    {&b->frames, (VkDeviceSize)b->chunk * VKCOL_FRAME_VEC4S * 16, texel, GPU_MEMORY_DEVICE, "exact pair frames"},
+	    {&b->frontiers[0], frontier, texel, GPU_MEMORY_DEVICE, "exact frontier 0"},
+	    {&b->frontiers[1], frontier, texel, GPU_MEMORY_DEVICE, "exact frontier 1"},
+	    {&b->counters, VKCOL_COUNTER_WORDS * 4, storage, readback, "exact counters"},
+	    // Five indirect dispatches per level: breadth-first, depth-first and
+	    // leaf-leaf items, the triangle tests and their confirmations; and
+	    // the search and walk passes'.
+	    {&b->args, VKCOL_EXACT_ARGS_WORDS * 4, storage | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT, GPU_MEMORY_DEVICE,
+	     "exact indirect args"},
+	    {&b->list, (VkDeviceSize)(b->list_capacity ? b->list_capacity : 1) * 16, storage, readback,
+	     "exact triangle-pair list"},
+	};
+	memcpy(out, specs, sizeof(specs));
+}
+
 void exact_buffers_free(batch_scope *s, exact_buffers *b)
 {
-	gpu_buffer *all[] = {&b->pairs,        &b->results,  &b->state, &b->frames, &b->frontiers[0],
-	                     &b->frontiers[1], &b->counters, &b->args,  &b->list};
-	for (size_t i = 0; i < CORE_COUNT_OF(all); i++)
-		gpu_buffer_destroy(s->gpu, all[i]);
+	exact_buffer_spec specs[EXACT_BUFFERS];
+	exact_buffer_specs(b, specs);
+	for (uint32_t i = 0; i < EXACT_BUFFERS; i++) {
+		if (b->recorded)
+			gpu_buffer_destroy(s->gpu, specs[i].buffer);
+		else
+			gpu_scratch_give(s->gpu, EXACT_SCRATCH_FIRST + i, specs[i].usage, specs[i].kind, specs[i].buffer);
+	}
 	batch_timer_destroy(s, &b->timer);
 }
 
@@ -84,7 +148,7 @@ vkcol_result exact_buffers_create(batch_scope *s, uint32_t chunk, uint32_t list_
                                   uint32_t map_array, VkDescriptorPool recorded_sets, exact_buffers *b)
 {
 	vkcol_result res = VKCOL_SUCCESS;
-	const VkBufferUsageFlags storage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT;
+	b->recorded = recorded_sets != VK_NULL_HANDLE;
 	b->chunk = chunk;
 	b->capacity = frontier_capacity(s);
 	// The frontiers follow the chunk, at the items per pair of the default
@@ -113,38 +177,18 @@ vkcol_result exact_buffers_create(batch_scope *s, uint32_t chunk, uint32_t list_
 	// Each level moves one step down one tree: depth A + depth B steps reach
 	// two leaves, one more tests them.
 	b->levels = 2 * s->state->pool->max_depth + 2;
-	// Pairs, frames and frontiers are read as texel buffers (exact_common.glsl).
-	// Recorded batches copy their pairs in and their answers out on the
-	// device.
-	const VkBufferUsageFlags texel = storage | VK_BUFFER_USAGE_UNIFORM_TEXEL_BUFFER_BIT;
-	const bool recorded = recorded_sets != VK_NULL_HANDLE;
-	const gpu_memory_kind upload = recorded ? GPU_MEMORY_DEVICE : GPU_MEMORY_UPLOAD;
-	const gpu_memory_kind readback = recorded ? GPU_MEMORY_DEVICE : GPU_MEMORY_READBACK;
-	TRY(gpu_buffer_create(s->gpu, (VkDeviceSize)b->chunk * sizeof(vkcol_gpu_pair), texel, upload, "exact pairs",
-	                      &b->pairs));
-	TRY(gpu_buffer_create(s->gpu, (VkDeviceSize)b->chunk * sizeof(vkcol_gpu_result), storage, readback,
-	                      "exact results", &b->results));
-	TRY(gpu_buffer_create(s->gpu, (VkDeviceSize)b->chunk * 8, storage, GPU_MEMORY_DEVICE, "exact pair state",
-	                      &b->state));
-	TRY(gpu_buffer_create(s->gpu, (VkDeviceSize)b->chunk * VKCOL_FRAME_VEC4S * 16, texel, GPU_MEMORY_DEVICE,
-	                      "exact pair frames", &b->frames));
-	// After the three regions, the triangle pairs the leaf culls left, one
-	// entry per window of A and batch of B with any (shared.h), then those
-	// the separating axes left for the confirmations: each as many slots as
-	// the leaf region, one entry per leaf-leaf item at most for leaves of
-	// up to 4 triangles; a pair whose entry does not fit is flagged for a
-	// rerun.
-	for (int k = 0; k < 2; k++)
-		TRY(gpu_buffer_create(s->gpu, ((VkDeviceSize)b->capacity + 2 * (b->dive_base - b->leaf_base)) * 16, texel,
-		                      GPU_MEMORY_DEVICE, k ? "exact frontier 1" : "exact frontier 0", &b->frontiers[k]));
-	TRY(gpu_buffer_create(s->gpu, VKCOL_COUNTER_WORDS * 4, storage, readback, "exact counters", &b->counters));
-	// Five indirect dispatches per level: breadth-first, depth-first and
-	// leaf-leaf items, the triangle tests and their confirmations; and the
-	// search and walk passes'.
-	TRY(gpu_buffer_create(s->gpu, VKCOL_EXACT_ARGS_WORDS * 4, storage | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT,
-	                      GPU_MEMORY_DEVICE, "exact indirect args", &b->args));
-	TRY(gpu_buffer_create(s->gpu, (VkDeviceSize)(list_capacity ? list_capacity : 1) * 16, storage, readback,
-	                      "exact triangle-pair list", &b->list));
+	// vkcol_batch_run's buffers stay with the device between calls (gpu/memory.h),
+	// a recorded batch's are its own.
+	exact_buffer_spec specs[EXACT_BUFFERS];
+	exact_buffer_specs(b, specs);
+	for (uint32_t i = 0; i < EXACT_BUFFERS; i++) {
+		if (b->recorded)
+			TRY(gpu_buffer_create(s->gpu, specs[i].size, specs[i].usage, specs[i].kind, specs[i].name,
+			                      specs[i].buffer));
+		else
+			TRY(gpu_scratch_take(s->gpu, EXACT_SCRATCH_FIRST + i, specs[i].size, specs[i].usage, specs[i].kind,
+			                     specs[i].name, specs[i].buffer));
+	}
 	const pipeline_id ids[EXACT_PIPELINES] = {
 	    [EXACT_SETUP] = PIPELINE_EXACT_SETUP,         [EXACT_ARGS] = PIPELINE_EXACT_ARGS,
 	    [EXACT_TRAVERSE] = PIPELINE_EXACT_TRAVERSE,   [EXACT_CONTAIN] = PIPELINE_EXACT_CONTAIN,
@@ -176,7 +220,7 @@ vkcol_result exact_buffers_create(batch_scope *s, uint32_t chunk, uint32_t list_
 	pool_views(pool, views);
 	for (int i = 0; i < EXACT_PIPELINES; i++) {
 		TRY(pipeline_get(s->gpu, s->pipelines, exact_pipeline(s, ids[i]), map_array, &b->pipes[i]));
-		if (recorded)
+		if (b->recorded)
 			TRY(gpu_pipeline_bind_in(s->gpu, b->pipes[i], recorded_sets, 2, by_parity, views, s->meshes->sampler.sampler,
 			                         b->sets[i]));
 		else
@@ -365,9 +409,14 @@ vkcol_result exact_run(batch_scope *s, const vkcol_batch_desc *desc, uint32_t ma
 	exact_buffers b = {0};
 	rerun_queue reruns = {0};
 	uint64_t *at = NULL, *for_cpu = NULL;
-	uint32_t chunk = desc->chunk_pairs ? desc->chunk_pairs : EXACT_DEFAULT_CHUNK;
-	if ((uint64_t)chunk > desc->pair_count)
-		chunk = (uint32_t)desc->pair_count;
+	uint32_t chunk = desc->chunk_pairs ? desc->chunk_pairs : exact_default_chunk(s);
+	// A smaller batch gets the power of two at or above its size: batches
+	// of similar sizes then find the buffers of the last one the right size.
+	uint64_t room = 1;
+	while (room < desc->pair_count)
+		room <<= 1;
+	if ((uint64_t)chunk > room)
+		chunk = (uint32_t)room;
 	list_sink sink = {desc->triangles, 0, false};
 	uint32_t flags = 0, list_capacity = 0;
 	if (desc->triangles) {

@@ -179,6 +179,42 @@ vkcol_result gpu_scratch_get(gpu_device *gpu, uint32_t slot, VkDeviceSize size, 
 	return VKCOL_SUCCESS;
 }
 
+vkcol_result gpu_scratch_take(gpu_device *gpu, uint32_t slot, VkDeviceSize size, VkBufferUsageFlags usage,
+                              gpu_memory_kind kind, const char *name, gpu_buffer *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (slot >= GPU_SCRATCH_SLOTS)
+		return VKCOL_ERROR_INVALID_ARGUMENT;
+	gpu_scratch *s = &gpu->scratch[slot];
+	if (s->buffer.buffer && s->buffer.size == size && s->usage == usage && s->kind == kind) {
+		*out = s->buffer;
+		memset(&s->buffer, 0, sizeof(s->buffer));
+		return VKCOL_SUCCESS;
+	}
+	gpu_buffer_destroy(gpu, &s->buffer);
+	vkcol_result res = gpu_buffer_create(gpu, size, usage, kind, name, out);
+	if (res == VKCOL_SUCCESS)
+		gpu->scratch_created++;
+	return res;
+}
+
+void gpu_scratch_give(gpu_device *gpu, uint32_t slot, VkBufferUsageFlags usage, gpu_memory_kind kind,
+                      gpu_buffer *buffer)
+{
+	if (!buffer->buffer)
+		return;
+	if (slot >= GPU_SCRATCH_SLOTS) {
+		gpu_buffer_destroy(gpu, buffer);
+		return;
+	}
+	gpu_scratch *s = &gpu->scratch[slot];
+	gpu_buffer_destroy(gpu, &s->buffer);
+	s->buffer = *buffer;
+	s->usage = usage;
+	s->kind = kind;
+	memset(buffer, 0, sizeof(*buffer));
+}
+
 void gpu_scratch_free_all(gpu_device *gpu)
 {
 	for (uint32_t i = 0; i < GPU_SCRATCH_SLOTS; i++)

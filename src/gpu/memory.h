@@ -58,7 +58,8 @@ void gpu_memory_count(gpu_device *gpu, VkDeviceSize allocated, VkDeviceSize free
 // device between calls, one per slot: a run of batches then neither
 // allocates nor faults in fresh memory (on lavapipe, whose device memory is
 // the host's, fresh buffers cost page faults on every batch).
-#define GPU_SCRATCH_SLOTS 10
+// Approx mode's frames use slots [0, 10), exact mode's buffers [10, 19).
+#define GPU_SCRATCH_SLOTS 19
 
 typedef struct gpu_scratch {
 	gpu_buffer buffer;
@@ -76,6 +77,15 @@ typedef struct gpu_scratch {
 vkcol_result gpu_scratch_get(gpu_device *gpu, uint32_t slot, VkDeviceSize size, VkBufferUsageFlags usage,
                              gpu_memory_kind kind, const char *name, gpu_buffer **out);
 void gpu_scratch_free_all(gpu_device *gpu);
+// For a caller that holds its buffers by value: moves slot `slot`'s buffer
+// into *out when it has this size, usage and kind (the slot is then empty),
+// else creates one (the slot's old one freed first). gpu_scratch_give
+// moves it back when the caller is done (the slot's buffer, if any, freed;
+// *buffer zeroed; a zeroed *buffer leaves the slot as it is).
+vkcol_result gpu_scratch_take(gpu_device *gpu, uint32_t slot, VkDeviceSize size, VkBufferUsageFlags usage,
+                              gpu_memory_kind kind, const char *name, gpu_buffer *out);
+void gpu_scratch_give(gpu_device *gpu, uint32_t slot, VkBufferUsageFlags usage, gpu_memory_kind kind,
+                      gpu_buffer *buffer);
 
 // Makes the device's writes to a host-visible buffer visible through
 // .mapped (invalidates its memory unless it is coherent); after the
