@@ -567,6 +567,10 @@ def test_bad_jobs():
              r"job\.json:2:10: mode wants one of exact, approx, not 'fast'"),
             ('{"meshes": [{"path": "%s"}], "pairs": "pairs.txt",\n  "colour": 1}' % box,
              r"job\.json:2:3: unknown key 'colour'"),
+            ('{"meshes": [{"path": "%s"}], "pairs": "pairs.txt",\n "mode": "approx", "mode": "exact"}' % box,
+             r"job\.json:2:20: the key \"mode\" appears twice in one object"),
+            ('{"meshes": [{"path": "%s", "scale": 2,\n "scale": 3}], "pairs": "pairs.txt"}' % box,
+             r"job\.json:2:2: the key \"scale\" appears twice in one object"),
             ('{"meshes": [\n {"path": "%s", "name": "a"},\n {"path": "%s", "name": "a"}], "pairs": "pairs.txt"}'
              % (box, box), r"job\.json:3:\d+: meshes\[0\] and meshes\[1\] are both named 'a'"),
             ('{"meshes": [{"path": "%s", "scale": -1}], "pairs": "pairs.txt"}' % box,

@@ -125,6 +125,49 @@ static size_t locate(const char *t, size_t n, const step *path, int steps, bool 
 	return want_key ? key_at : i;
 }
 
+// Keys compared per object: the job's objects know at most a dozen, so an
+// object with more holds an unknown key, which the parse reports anyway.
+#define MAX_CHECKED_KEYS 64
+
+// The offset of the first key that repeats an earlier key of the same
+// object (json-c keeps the last value and drops the others without a word),
+// in the value at t[i] or any value inside it; n when none. Keys compare as
+// written. *end: past the value.
+static size_t repeated_key(const char *t, size_t n, size_t i, size_t *end)
+{
+	size_t found = n;
+	i = skip_ws(t, n, i);
+	if (i < n && (t[i] == '{' || t[i] == '[')) {
+		bool object = t[i] == '{';
+		size_t keys[MAX_CHECKED_KEYS], count = 0;
+		i = skip_ws(t, n, i + 1);
+		while (i < n && t[i] != '}' && t[i] != ']') {
+			if (object) {
+				size_t k = i, k_end = skip_string(t, n, i);
+				for (size_t j = 0; j < count && found == n; j++) {
+					size_t j_end = skip_string(t, n, keys[j]);
+					if (j_end - keys[j] == k_end - k && memcmp(t + keys[j], t + k, k_end - k) == 0)
+						found = k;
+				}
+				if (count < MAX_CHECKED_KEYS)
+					keys[count++] = k;
+				i = skip_ws(t, n, k_end);
+				i = skip_ws(t, n, i + 1); // ':'
+			}
+			size_t inner = repeated_key(t, n, i, &i);
+			if (found == n)
+				found = inner;
+			i = skip_ws(t, n, i);
+			if (i < n && t[i] == ',')
+				i = skip_ws(t, n, i + 1);
+		}
+		*end = i < n ? i + 1 : n;
+		return found;
+	}
+	*end = skip_value(t, n, i);
+	return found;
+}
+
 static void position(const char *t, size_t n, size_t offset, job_error *err)
 {
 	if (offset > n)
@@ -446,6 +489,15 @@ bool job_parse(const char *text, size_t len, const char *base_dir, job_spec *out
 		json_object_put(root);
 		position(text, len, rest, err);
 		snprintf(err->reason, sizeof(err->reason), "text after the job's JSON object");
+		return false;
+	}
+	size_t ignored, repeated = repeated_key(text, len, start, &ignored);
+	if (repeated < len) {
+		json_object_put(root);
+		position(text, len, repeated, err);
+		size_t key_end = skip_string(text, len, repeated);
+		snprintf(err->reason, sizeof(err->reason), "the key %.*s appears twice in one object",
+		         (int)(key_end - repeated > 42 ? 42 : key_end - repeated), text + repeated);
 		return false;
 	}
 	bool ok = true;
