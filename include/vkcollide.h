@@ -155,10 +155,13 @@ typedef struct vkcol_external_device {
 	bool synchronization2;
 } vkcol_external_device;
 
-/// How the library runs the CPU work it splits into independent tasks: today
-/// the clearance fields of approx mode (see vkcol_batch_run), built by
+/// How the library runs the CPU work it splits into independent tasks: the
+/// clearance fields of approx mode (see vkcol_batch_run), built by
 /// vkcol_gpu_batch_create or the first approx vkcol_batch_run after a mesh
-/// was created. Nothing else in the library starts a thread.
+/// was created; and on a GPU (not a CPU device such as lavapipe, whose work
+/// runs on the same cores) the checking and copying of vkcol_batch_run's
+/// pairs, in tasks of 16,384 pairs. Nothing else in the library starts a
+/// thread.
 typedef enum vkcol_threads {
 	/// Threads of the library's own: one per online core (up to 16, the
 	/// calling thread among them), started and joined within the call.

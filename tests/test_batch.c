@@ -657,6 +657,65 @@ static void test_exact_scratch_reuse(void)
 	scratch_reuse(VKCOL_MODE_EXACT, 10, 9, (const uint64_t[4]){9, 0, 6, 6}, 6);
 }
 
+static char captured[512];
+
+static void capture_log(void *user, vkcol_log_level level, const char *message)
+{
+	(void)user;
+	if (level <= VKCOL_LOG_WARNING)
+		snprintf(captured, sizeof(captured), "%s", message);
+}
+
+// On a GPU the host checks and copies the pairs in tasks of 2^14 on the
+// context's threads (pairs.h); a knob splits them here too, into tasks of
+// 1,000: the same answers in both modes, and a batch with two bad pairs in
+// different tasks names the first of them.
+static void test_host_tasks(void)
+{
+	vkcol_context_desc desc = {.log = capture_log};
+	vkcol_context *ctx = NULL;
+	if (vkcol_context_create(&desc, &ctx) != VKCOL_SUCCESS)
+		return;
+	vkcol_mesh a, b;
+	pattern_meshes(ctx, 16, 32, &a, &b);
+	const uint64_t n = 9000;
+	vkcol_pair *pairs = malloc(n * sizeof(*pairs));
+	vkcol_pair_result *one = malloc(n * sizeof(*one)), *split = malloc(n * sizeof(*split));
+	ENSURE(pairs && one && split);
+	if (!pairs || !one || !split)
+		goto done;
+	fill_pattern(pairs, n, a, b);
+	for (int mode = 0; mode < 2; mode++) {
+		vkcol_batch_desc bd = {.pairs = pairs, .pair_count = n, .mode = mode ? VKCOL_MODE_EXACT : VKCOL_MODE_APPROX};
+		ctx->batch.knobs.host_pairs_per_task = 0;
+		ENSURE(vkcol_batch_run(ctx, &bd, one) == VKCOL_SUCCESS);
+		ctx->batch.knobs.host_pairs_per_task = 1000;
+		ENSURE(vkcol_batch_run(ctx, &bd, split) == VKCOL_SUCCESS);
+		uint64_t differ = 0, wrong = 0;
+		for (uint64_t i = 0; i < n; i++) {
+			differ += one[i].collide != split[i].collide || one[i].stage != split[i].stage;
+			wrong += split[i].collide != (i % 3 == 0);
+		}
+		ENSURE_MSG(differ == 0 && wrong == 0, "mode %d: %llu answers differ between one task and nine, %llu wrong",
+		           mode, (unsigned long long)differ, (unsigned long long)wrong);
+	}
+	memset(pairs[8800].pose_b.rotation, 0, sizeof(pairs[8800].pose_b.rotation));
+	pairs[7500].a.id = 0;
+	captured[0] = '\0';
+	vkcol_batch_desc bd = {.pairs = pairs, .pair_count = n, .mode = VKCOL_MODE_APPROX};
+	ENSURE(vkcol_batch_run(ctx, &bd, split) == VKCOL_ERROR_INVALID_HANDLE);
+	ENSURE_MSG(strstr(captured, "pair 7500: mesh a") != NULL, "logged: %s", captured);
+	pairs[7500].a = a;
+	ENSURE(vkcol_batch_run(ctx, &bd, split) == VKCOL_ERROR_INVALID_ARGUMENT);
+	ENSURE_MSG(strstr(captured, "pair 8800: pose b has a zero quaternion") != NULL, "logged: %s", captured);
+	ENSURE_EQ_INT(vkcol_context_validation_message_count(ctx), 0);
+done:
+	free(pairs);
+	free(one);
+	free(split);
+	vkcol_context_destroy(ctx);
+}
+
 static void test_bad_input(void)
 {
 	vkcol_context *ctx = gpu_context();
@@ -735,6 +794,7 @@ int main(int argc, char **argv)
 	RUN_TEST(test_large_batch_chunks);
 	RUN_TEST(test_scratch_reuse);
 	RUN_TEST(test_exact_scratch_reuse);
+	RUN_TEST(test_host_tasks);
 	RUN_TEST(test_bad_input);
 	RUN_TEST(test_no_unexpected_log_messages);
 	return TEST_SUMMARY();

@@ -11,6 +11,13 @@
 // pipelines are specialized for it: map_sample.glsl).
 vkcol_result pairs_validate(const batch_scope *s, const vkcol_batch_desc *desc, uint32_t *map_array);
 
+// Into how many tasks pairs_validate and pairs_upload split count pairs, run
+// by core_parallel_for (the context's threads): one per 2^14 pairs, at most
+// PAIRS_MAX_TASKS, on a GPU; one on a CPU device (lavapipe), whose passes
+// run on the same cores (a test knob overrides both).
+#define PAIRS_MAX_TASKS 64u
+uint32_t pairs_split(const batch_scope *s, uint64_t count);
+
 // Copies pairs[at[i]] (pairs[i] when at is NULL), i < count, for the
 // device, validated already. A pair of a recentred mesh (mesh_cpu.centre),
 // or with a pose farther from the origin than 4x the meshes' reach from
@@ -21,7 +28,8 @@ vkcol_result pairs_validate(const batch_scope *s, const vkcol_batch_desc *desc, 
 // `as_given` (exact mode in double: exact_setup.comp composes the poses in
 // double itself, centres included), go as they are. With `ids` (approx
 // mode's vertex budget, pool_budget_ids) the mesh ids are written through
-// it. `out` is only written, whole pairs in order: it may be device memory
-// the host writes across the bus, where reading it back is slow.
+// it. `out` is only written, whole pairs in order within each task
+// (pairs_split): it may be device memory the host writes across the bus,
+// where reading it back is slow.
 void pairs_upload(const batch_scope *s, const vkcol_pair *pairs, uint64_t count, const uint64_t *at, bool as_given,
                   const uint32_t *ids, vkcol_gpu_pair *out);
