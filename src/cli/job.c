@@ -129,20 +129,34 @@ static size_t locate(const char *t, size_t n, const step *path, int steps, bool 
 // object with more holds an unknown key, which the parse reports anyway.
 #define MAX_CHECKED_KEYS 64
 
+// Objects and arrays repeated_key looks into, nested (json-c's own limit is
+// 32 by default).
+#define MAX_CHECKED_DEPTH 64
+
 // The offset of the first key that repeats an earlier key of the same
 // object (json-c keeps the last value and drops the others without a word),
-// in the value at t[i] or any value inside it; n when none. Keys compare as
-// written. *end: past the value.
-static size_t repeated_key(const char *t, size_t n, size_t i, size_t *end)
+// in the value at t[i] or any value inside it, at most MAX_CHECKED_DEPTH
+// deep; n when none. Keys compare as written. *end: past the value. Text it
+// does not read as JSON (what json-c accepts beyond it) ends the walk
+// there: *end = n.
+static size_t repeated_key(const char *t, size_t n, size_t i, int depth, size_t *end)
 {
 	size_t found = n;
 	i = skip_ws(t, n, i);
 	if (i < n && (t[i] == '{' || t[i] == '[')) {
+		if (depth >= MAX_CHECKED_DEPTH) {
+			*end = n;
+			return n;
+		}
 		bool object = t[i] == '{';
 		size_t keys[MAX_CHECKED_KEYS], count = 0;
 		i = skip_ws(t, n, i + 1);
 		while (i < n && t[i] != '}' && t[i] != ']') {
 			if (object) {
+				if (t[i] != '"') {
+					*end = n;
+					return found;
+				}
 				size_t k = i, k_end = skip_string(t, n, i);
 				for (size_t j = 0; j < count && found == n; j++) {
 					size_t j_end = skip_string(t, n, keys[j]);
@@ -154,12 +168,16 @@ static size_t repeated_key(const char *t, size_t n, size_t i, size_t *end)
 				i = skip_ws(t, n, k_end);
 				i = skip_ws(t, n, i + 1); // ':'
 			}
-			size_t inner = repeated_key(t, n, i, &i);
+			size_t before = i, inner = repeated_key(t, n, i, depth + 1, &i);
 			if (found == n)
 				found = inner;
 			i = skip_ws(t, n, i);
 			if (i < n && t[i] == ',')
 				i = skip_ws(t, n, i + 1);
+			else if (i < n && t[i] != '}' && t[i] != ']')
+				i = n; // not read as JSON here: the walk ends
+			if (i <= before)
+				i = n;
 		}
 		*end = i < n ? i + 1 : n;
 		return found;
@@ -491,7 +509,7 @@ bool job_parse(const char *text, size_t len, const char *base_dir, job_spec *out
 		snprintf(err->reason, sizeof(err->reason), "text after the job's JSON object");
 		return false;
 	}
-	size_t ignored, repeated = repeated_key(text, len, start, &ignored);
+	size_t ignored, repeated = repeated_key(text, len, start, 0, &ignored);
 	if (repeated < len) {
 		json_object_put(root);
 		position(text, len, repeated, err);
