@@ -59,7 +59,7 @@ def ratio_text(figure):
 
 
 def largest_run(case, mode):
-    runs = [r for r in case.get("runs", []) if r.get("mode") == mode]
+    runs = [r for r in case.get("runs", []) if r.get("mode") == mode and r.get("early_accept", True)]
     if not runs:
         return None
     return max(runs, key=lambda r: (r.get("batch", 0), -abs(r.get("resolution", 64) - 64), -r.get("vertex_budget", 0)))
@@ -310,6 +310,25 @@ def summary(report, written, note):
         row += [ratio_text(fig(ex, f"ratio_over_{all_id}")), ratio_text(fig(ap, f"ratio_over_{all_id}"))]
         lines.append("| " + " | ".join(row) + " |")
     lines.append("")
+
+    off_cases = [c for c in report.get("cases", [])
+                 if any(r.get("early_accept") is False for r in c.get("runs", []))]
+    if off_cases:
+        lines.append("## Exact mode without its early accepts")
+        lines.append("")
+        lines.append("The traversal alone (`VKCOL_BATCH_NO_EARLY_ACCEPT`) beside the default, on the same poses: pairs "
+                     "per second and the ratio over FCL on all cores.")
+        lines.append("")
+        lines.append("| case | exact | exact, no early accept | exact / FCL all | no early accept / FCL all |")
+        lines.append("| --- | --- | --- | --- | --- |")
+        for c in off_cases:
+            all_id = "fcl-all" if peer(c, "fcl-all") else "fcl-1"
+            on = largest_run(c, "exact")
+            off = next(r for r in c["runs"] if r.get("early_accept") is False)
+            lines.append(f"| `{c['id']}` | {fmt(median(fig(on, 'pairs_per_second')))} | "
+                         f"{fmt(median(fig(off, 'pairs_per_second')))} | {ratio_text(fig(on, f'ratio_over_{all_id}'))} | "
+                         f"{ratio_text(fig(off, f'ratio_over_{all_id}'))} |")
+        lines.append("")
 
     acc_cases = [c for c in report.get("cases", []) if c.get("group") == "resolution" and c.get("accuracy")]
     if acc_cases:

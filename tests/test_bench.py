@@ -191,6 +191,33 @@ def test_runs_and_stages():
                 check(run["timed"]["level_seconds"], "%s: no traversal levels" % where)
 
 
+def test_early_accept_off():
+    # The smoke suite's sphere pair also runs exact mode without its early
+    # accepts: the same answers, none of them from stage 1's accepts, and
+    # a row in the summary.
+    r = smoke_report()
+    found = 0
+    for c in r["cases"]:
+        for run in c["runs"]:
+            if run.get("early_accept", True):
+                continue
+            found += 1
+            where = "%s/%s" % (c["id"], run["id"])
+            check(run["mode"] == "exact" and run["id"].startswith("exact-noaccept-"), "%s: mode %s" % (where, run["mode"]))
+            on = [x for x in c["runs"] if x["mode"] == "exact" and x.get("early_accept", True)
+                  and x["batch"] == run["batch"]]
+            check(len(on) == 1, "%s: %d exact runs of its batch with the early accepts" % (where, len(on)))
+            check(on and on[0]["collide_fraction"] == run["collide_fraction"],
+                  "%s: collide fraction %r, with the early accepts %r" % (where, run["collide_fraction"],
+                                                                          on and on[0]["collide_fraction"]))
+            check(run["decided_by"]["cube_map"] == 0, "%s: %d pairs early accepted" % (where, run["decided_by"]["cube_map"]))
+            check(on and on[0]["decided_by"]["cube_map"] > 0, "%s: the default run accepted none early" % where)
+            check("ratio_over_fcl-all" in figures_of(run) or not r["peers"], "%s: no ratio over FCL" % where)
+    check(found == 1, "%d runs without the early accepts in the smoke suite, expected 1" % found)
+    with open(os.path.join(_smoke["dir"], "summary.md")) as f:
+        check("## Exact mode without its early accepts" in f.read(), "summary.md has no early-accept table")
+
+
 def test_pose_sets():
     r = smoke_report()
     for c in r["cases"]:
@@ -462,7 +489,8 @@ def test_same_inputs_same_answers():
                 check(f1.read() == f2.read(), "%s differs when made again from the same report" % name)
 
 
-TESTS = [test_report_header, test_schema_types, test_figures_consistent, test_runs_and_stages, test_pose_sets,
+TESTS = [test_report_header, test_schema_types, test_figures_consistent, test_runs_and_stages, test_early_accept_off,
+         test_pose_sets,
          test_accuracy_by_resolution, test_peers_and_ratios, test_summary_and_plots, test_compare,
          test_usage_errors, test_missing_models, test_installed,
          test_same_inputs_same_answers]

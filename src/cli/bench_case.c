@@ -200,6 +200,7 @@ typedef struct measurement {
 	const vkcol_pair *pairs; // batch pairs
 	vkcol_pair_result *results;
 	uint64_t answered; // out: pairs the last run answered (all but after an interruption)
+	uint32_t flags;    // vkcol_batch_flags of every run
 } measurement;
 
 // A run longer than the suite's max_seconds stops at its next chunk: its
@@ -240,7 +241,7 @@ static vkcol_result timed_run(bench *b, vkcol_batch_desc *bd, vkcol_pair_result 
 static json_object *measure(bench *b, measurement *m, const char *id, int *status)
 {
 	const bool exact = m->mode == VKCOL_MODE_EXACT;
-	vkcol_batch_desc bd = {.pairs = m->pairs, .mode = m->mode, .vertex_budget = m->vertex_budget};
+	vkcol_batch_desc bd = {.pairs = m->pairs, .mode = m->mode, .vertex_budget = m->vertex_budget, .flags = m->flags};
 	vkcol_result r;
 	double dt, spent = 0;
 	uint64_t done = 0;
@@ -262,7 +263,7 @@ static json_object *measure(bench *b, measurement *m, const char *id, int *statu
 	vkcol_batch_stats timed[MAX_REPEAT];
 	double walls[MAX_REPEAT];
 	int nt = 0;
-	bd.flags = VKCOL_BATCH_TIMESTAMPS;
+	bd.flags = m->flags | VKCOL_BATCH_TIMESTAMPS;
 	spent = 0;
 	while (nt < b->set.timed_repeat && (nt == 0 || spent < b->set.max_seconds)) {
 		bd.stats = &timed[nt];
@@ -280,6 +281,8 @@ static json_object *measure(bench *b, measurement *m, const char *id, int *statu
 	bench_add(run, "resolution", bench_number(m->resolution));
 	if (m->vertex_budget)
 		bench_add(run, "vertex_budget", bench_number(m->vertex_budget));
+	if (m->flags & VKCOL_BATCH_NO_EARLY_ACCEPT)
+		json_object_object_add(run, "early_accept", json_object_new_boolean(false));
 	if (interrupted) {
 		bench_add(run, "interrupted_runs", bench_number(interrupted));
 		bench_add(run, "answered", bench_number((double)m->answered));
@@ -678,7 +681,7 @@ int bench_run_case(bench *b, const case_spec *cs, json_object *cases)
 			if (!(cs->modes & (mode == 0 ? MODE_EXACT : MODE_APPROX)) || (vm == VKCOL_MODE_EXACT && k > 0))
 				continue;
 			for (int i = 0; i < nb; i++) {
-				measurement m = {vm, batches[i], res, 0, pairs, results, 0};
+				measurement m = {vm, batches[i], res, 0, pairs, results, 0, 0};
 				if (batches[i] > cs->count) {
 					for (uint64_t j = 0; j < batches[i]; j++)
 						batch_pairs[j] = pairs[j % cs->count];
@@ -706,10 +709,22 @@ int bench_run_case(bench *b, const case_spec *cs, json_object *cases)
 			if (vm == VKCOL_MODE_APPROX && have_exact && both > 0)
 				json_object_array_add(accuracy, accuracy_json(exact_answers, approx_answers, both, res, 0));
 		}
+		// Exact mode without its early accepts, at the first resolution, on
+		// the whole set: the traversal alone (issue 29 asks it to beat FCL
+		// too). The same answers.
+		if (k == 0 && cs->accept_off && have_exact) {
+			measurement m = {VKCOL_MODE_EXACT, cs->count, res, 0, pairs, results, 0, VKCOL_BATCH_NO_EARLY_ACCEPT};
+			char rid[64];
+			snprintf(rid, sizeof rid, "exact-noaccept-b%" PRIu64, cs->count);
+			json_object *run = measure(b, &m, rid, &status);
+			if (!run)
+				goto cleanup;
+			json_object_array_add(runs, run);
+		}
 		// Approx mode's vertex budgets, at the first resolution, on the
 		// whole set: speed, and the disagreement with exact mode.
 		for (int v = 0; k == 0 && v < MAX_RESOLUTIONS && cs->budgets[v] && have_exact; v++) {
-			measurement m = {VKCOL_MODE_APPROX, cs->count, res, cs->budgets[v], pairs, results, 0};
+			measurement m = {VKCOL_MODE_APPROX, cs->count, res, cs->budgets[v], pairs, results, 0, 0};
 			char rid[64];
 			snprintf(rid, sizeof rid, "approx-v%u-b%" PRIu64, cs->budgets[v], cs->count);
 			json_object *run = measure(b, &m, rid, &status);
