@@ -58,6 +58,11 @@ def ratio_text(figure):
     return fmt(m)
 
 
+def table_section(lines, title, intro, head):
+    """Starts a section of summary.md: its title, a sentence, a table's head."""
+    lines += [f"## {title}", "", intro, "", "| " + " | ".join(head) + " |", "|" + " --- |" * len(head)]
+
+
 def largest_run(case, mode):
     runs = [r for r in case.get("runs", []) if r.get("mode") == mode and r.get("early_accept", True)]
     if not runs:
@@ -314,13 +319,10 @@ def summary(report, written, note):
     off_cases = [c for c in report.get("cases", [])
                  if any(r.get("early_accept") is False for r in c.get("runs", []))]
     if off_cases:
-        lines.append("## Exact mode without its early accepts")
-        lines.append("")
-        lines.append("The traversal alone (`VKCOL_BATCH_NO_EARLY_ACCEPT`) beside the default, on the same poses: pairs "
-                     "per second and the ratio over FCL on all cores.")
-        lines.append("")
-        lines.append("| case | exact | exact, no early accept | exact / FCL all | no early accept / FCL all |")
-        lines.append("| --- | --- | --- | --- | --- |")
+        table_section(lines, "Exact mode without its early accepts",
+                      "The traversal alone (`VKCOL_BATCH_NO_EARLY_ACCEPT`) beside the default, on the same poses: "
+                      "pairs per second and the ratio over FCL on all cores.",
+                      ["case", "exact", "exact, no early accept", "exact / FCL all", "no early accept / FCL all"])
         for c in off_cases:
             all_id = "fcl-all" if peer(c, "fcl-all") else "fcl-1"
             on = largest_run(c, "exact")
@@ -352,14 +354,11 @@ def summary(report, written, note):
     budget_cases = [c for c in report.get("cases", [])
                     if any(a.get("vertex_budget") for a in c.get("accuracy", []))]
     if budget_cases:
-        lines.append("## Approx mode's vertex budgets")
-        lines.append("")
-        lines.append("Approx mode testing at most about this many vertices of each mesh: pairs per second, its "
-                     "ratio over FCL on all cores, and false positives / false negatives against exact mode in % of "
-                     "the poses.")
-        lines.append("")
-        lines.append("| case | vertex budget | approx | approx / FCL all | false pos. / neg. % |")
-        lines.append("| --- | --- | --- | --- | --- |")
+        table_section(lines, "Approx mode's vertex budgets",
+                      "Approx mode testing at most about this many vertices of each mesh: pairs per second, its "
+                      "ratio over FCL on all cores, and false positives / false negatives against exact mode in % of "
+                      "the poses.",
+                      ["case", "vertex budget", "approx", "approx / FCL all", "false pos. / neg. %"])
         for c in budget_cases:
             all_id = "fcl-all" if peer(c, "fcl-all") else "fcl-1"
             for a in c["accuracy"]:
