@@ -237,6 +237,14 @@ VKCOL_API void vkcol_context_destroy(vkcol_context *ctx);
 /// Describes the device the context runs on.
 VKCOL_API vkcol_result vkcol_context_get_device_info(const vkcol_context *ctx, vkcol_device_info *out);
 
+/// Frees the device memory batches keep in the context between calls:
+/// approx mode's chunk buffers and exact mode's (see vkcol_batch_run: up to
+/// about 411 MB after an exact batch on a discrete GPU). The next batch
+/// creates what it needs again. Meshes, pipelines and recorded queries'
+/// batches are untouched. Returns the bytes of device memory released; 0
+/// for NULL. Not while another call on the context runs.
+VKCOL_API uint64_t vkcol_context_trim(vkcol_context *ctx);
+
 /// Number of validation-layer messages of warning or error severity seen since
 /// the context was created. Always 0 when validation is off.
 VKCOL_API uint64_t vkcol_context_validation_message_count(const vkcol_context *ctx);
@@ -639,8 +647,8 @@ typedef struct vkcol_batch_desc {
 /// default, reached by batches of more than 32,768 pairs) 51 MiB of device
 /// memory, about 800 bytes per pair for smaller batches (sizes rounded up to
 /// a power of two); the next approx batch of another size replaces them,
-/// vkcol_context_destroy frees them. An exact batch leaves its buffers the
-/// same way: about 12.5 KB per pair of its chunk (mostly the traversal
+/// vkcol_context_trim or vkcol_context_destroy frees them. An exact batch
+/// leaves its buffers the same way: about 12.5 KB per pair of its chunk (mostly the traversal
 /// frontiers), 103 MB for chunks of 8,192 pairs (the default; 2^15 pairs,
 /// 411 MB, on a discrete GPU), for a smaller batch the power of two at or
 /// above its size (at least 12.6 MB).

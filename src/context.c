@@ -76,6 +76,15 @@ VKCOL_API vkcol_result vkcol_context_get_device_info(const vkcol_context *ctx, v
 	return VKCOL_SUCCESS;
 }
 
+VKCOL_API uint64_t vkcol_context_trim(vkcol_context *ctx)
+{
+	if (!ctx)
+		return 0;
+	uint64_t before = ctx->gpu.memory_bytes;
+	gpu_scratch_free_all(&ctx->gpu);
+	return before - ctx->gpu.memory_bytes;
+}
+
 VKCOL_API uint64_t vkcol_context_validation_message_count(const vkcol_context *ctx)
 {
 	return ctx ? ctx->gpu.validation_messages : 0;

@@ -640,6 +640,21 @@ static void scratch_reuse(vkcol_mode mode, uint32_t first_slot, uint32_t slots, 
 		if (k >= 2)
 			ENSURE_EQ_INT(resized, want_resized);
 	}
+	// vkcol_context_trim frees them all; the next batch makes them again.
+	uint64_t held_bytes = ctx->gpu.memory_bytes;
+	uint64_t freed = vkcol_context_trim(ctx);
+	ENSURE_MSG(freed > 0 && ctx->gpu.memory_bytes == held_bytes - freed, "trim freed %llu of %llu bytes",
+	           (unsigned long long)freed, (unsigned long long)held_bytes);
+	for (uint32_t s = 0; s < GPU_SCRATCH_SLOTS; s++)
+		ENSURE(ctx->gpu.scratch[s].buffer.buffer == VK_NULL_HANDLE);
+	ENSURE_EQ_INT(vkcol_context_trim(ctx), 0);
+	vkcol_batch_desc again = {.pairs = pairs, .pair_count = 3000, .mode = mode};
+	ENSURE(vkcol_batch_run(ctx, &again, results) == VKCOL_SUCCESS);
+	uint64_t wrong = 0;
+	for (uint64_t i = 0; i < 3000; i++)
+		wrong += results[i].collide != (i % 3 == 0);
+	ENSURE_MSG(wrong == 0, "after the trim: %llu wrong answers", (unsigned long long)wrong);
+	ENSURE(vkcol_context_trim(NULL) == 0);
 done:
 	free(pairs);
 	free(results);
