@@ -342,6 +342,73 @@ static void test_resubmit_and_share(void)
 // zero quaternion) come back VKCOL_UNDECIDED_INVALID, and the other pairs
 // of the query are answered as usual. Without shaderFloat64, pairs float
 // cannot decide come back VKCOL_UNDECIDED_FLOAT.
+// Pairs first..n-1 of a recorded query's answers, the undecided ones
+// (frontier overflow: VKCOL_UNDECIDED_SCRATCH) answered by vkcol_batch_run:
+// all agree with the reference (or touch within the band). Returns how
+// many were undecided.
+static uint32_t check_overflowed(scene *sc, const vkcol_pair *pairs, const vkcol_pair_result *got, uint32_t first,
+                                 uint32_t n)
+{
+	uint32_t answered = 0, wrong = 0;
+	for (uint32_t i = first; i < n; i++) {
+		bool ref = false;
+		ENSURE(vkcol_reference_collide(sc->ctx, &pairs[i], &ref) == VKCOL_SUCCESS);
+		vkcol_pair_result r = got[i];
+		if (r.stage == VKCOL_STAGE_NONE) {
+			ENSURE_EQ_INT(r.triangle_pairs, VKCOL_UNDECIDED_SCRATCH);
+			vkcol_batch_desc run = {.pairs = &pairs[i], .pair_count = 1};
+			ENSURE(vkcol_batch_run(sc->ctx, &run, &r) == VKCOL_SUCCESS);
+			answered++;
+		}
+		double distance = 0, touch = 0;
+		if ((bool)r.collide != ref) {
+			ENSURE(vkcol_reference_distance(sc->ctx, &pairs[i], &distance) == VKCOL_SUCCESS);
+			ENSURE(vkcol_pair_touch_distance(sc->ctx, &pairs[i], &touch) == VKCOL_SUCCESS);
+			wrong += ref || distance > touch;
+		}
+	}
+	ENSURE_EQ_INT(wrong, 0);
+	return answered;
+}
+
+// The same overflow depth first: solids without the early accepts seed
+// their pairs in the frontier's depth-first region (exact_setup.comp), and
+// with the default depth-first steps their items stay there, so it is that
+// region, 8 items of a frontier of 16 (chunks of 4 pairs), that overflows:
+// its pairs come back VKCOL_UNDECIDED_SCRATCH, and vkcol_batch_run answers
+// them as the reference does.
+static void test_undecided_depth_first(void)
+{
+	scene sc;
+	if (!host_ok_ || !scene_create(&sc, &host_, NULL))
+		return;
+	const uint32_t n = 200;
+	query_buffers q;
+	ENSURE(query_buffers_create(&host_, n, &q));
+	vkcol_pair *pairs = query_pairs(&q);
+	random_pairs(&sc, pairs, n, 11);
+	sc.ctx->batch.knobs.frontier_capacity = 16;
+	vkcol_gpu_batch_desc bd = {.mode = VKCOL_MODE_EXACT, .max_pairs = n, .flags = VKCOL_BATCH_NO_EARLY_ACCEPT};
+	vkcol_gpu_batch *batch = NULL;
+	ENSURE(vkcol_gpu_batch_create(sc.ctx, &bd, &batch) == VKCOL_SUCCESS);
+	sc.ctx->batch.knobs.frontier_capacity = 0;
+	if (batch) {
+		record_and_run(&sc, batch, &q, n, false);
+		const vkcol_pair_result *got = query_results(&q);
+		uint32_t undecided = 0;
+		for (uint32_t i = 0; i < n; i++)
+			undecided += got[i].stage == VKCOL_STAGE_NONE;
+		vkcol_record_summary s = query_summary(&q);
+		ENSURE_EQ_INT(s.undecided, undecided);
+		ENSURE_MSG(undecided >= 5, "%u undecided pairs: the small depth-first region should overflow", undecided);
+		ENSURE_EQ_INT(check_overflowed(&sc, pairs, got, 0, n), undecided);
+		vkcol_gpu_batch_destroy(sc.ctx, batch);
+	}
+	query_buffers_destroy(&host_, &q);
+	vkcol_context_destroy(sc.ctx);
+	ENSURE_EQ_INT(host_.messages, 0);
+}
+
 static void test_undecided(void)
 {
 	scene sc;
@@ -387,26 +454,7 @@ static void test_undecided(void)
 	ENSURE_MSG(undecided >= 4 + 5, "%u undecided pairs: the small frontier should overflow some", undecided);
 	// The overflowed pairs, answered by vkcol_batch_run, agree with the
 	// reference (as the decided ones do).
-	uint32_t answered = 0, wrong = 0;
-	for (uint32_t i = 4; i < n; i++) {
-		bool ref = false;
-		ENSURE(vkcol_reference_collide(sc.ctx, &pairs[i], &ref) == VKCOL_SUCCESS);
-		vkcol_pair_result r = got[i];
-		if (r.stage == VKCOL_STAGE_NONE) {
-			ENSURE_EQ_INT(r.triangle_pairs, VKCOL_UNDECIDED_SCRATCH);
-			vkcol_batch_desc run = {.pairs = &pairs[i], .pair_count = 1};
-			ENSURE(vkcol_batch_run(sc.ctx, &run, &r) == VKCOL_SUCCESS);
-			answered++;
-		}
-		double distance = 0, touch = 0;
-		if ((bool)r.collide != ref) {
-			ENSURE(vkcol_reference_distance(sc.ctx, &pairs[i], &distance) == VKCOL_SUCCESS);
-			ENSURE(vkcol_pair_touch_distance(sc.ctx, &pairs[i], &touch) == VKCOL_SUCCESS);
-			wrong += ref || distance > touch;
-		}
-	}
-	ENSURE_EQ_INT(answered + 4, undecided);
-	ENSURE_EQ_INT(wrong, 0);
+	ENSURE_EQ_INT(check_overflowed(&sc, pairs, got, 4, n) + 4, undecided);
 	// An invalid pair run on the host is refused, with its reason logged.
 	vkcol_pair_result refused;
 	vkcol_batch_desc run_invalid = {.pairs = &pairs[2], .pair_count = 1};
@@ -816,6 +864,7 @@ int main(int argc, char **argv)
 	RUN_TEST(test_record_matches_run);
 	RUN_TEST(test_resubmit_and_share);
 	RUN_TEST(test_undecided);
+	RUN_TEST(test_undecided_depth_first);
 	RUN_TEST(test_recentred_mesh);
 	RUN_TEST(test_record_vertex_budget);
 	RUN_TEST(test_record_errors);
