@@ -371,6 +371,24 @@ static uint32_t check_overflowed(scene *sc, const vkcol_pair *pairs, const vkcol
 	return answered;
 }
 
+// An exact batch for n random pairs (seed) of the scene in q, made with a
+// frontier of `capacity` items and `budget` depth-first steps (0: the
+// default), the early accepts off: for the overflow tests.
+static vkcol_gpu_batch *overflow_batch(scene *sc, query_buffers *q, uint32_t n, uint64_t seed, uint32_t capacity,
+                                       uint32_t budget)
+{
+	ENSURE(query_buffers_create(&host_, n, q));
+	random_pairs(sc, query_pairs(q), n, seed);
+	sc->ctx->batch.knobs.frontier_capacity = capacity;
+	sc->ctx->batch.knobs.traverse_budget = budget;
+	vkcol_gpu_batch_desc bd = {.mode = VKCOL_MODE_EXACT, .max_pairs = n, .flags = VKCOL_BATCH_NO_EARLY_ACCEPT};
+	vkcol_gpu_batch *batch = NULL;
+	ENSURE(vkcol_gpu_batch_create(sc->ctx, &bd, &batch) == VKCOL_SUCCESS);
+	sc->ctx->batch.knobs.frontier_capacity = 0;
+	sc->ctx->batch.knobs.traverse_budget = 0;
+	return batch;
+}
+
 // The same overflow depth first: solids without the early accepts seed
 // their pairs in the frontier's depth-first region (exact_setup.comp), and
 // with the default depth-first steps their items stay there, so it is that
@@ -384,14 +402,8 @@ static void test_undecided_depth_first(void)
 		return;
 	const uint32_t n = 200;
 	query_buffers q;
-	ENSURE(query_buffers_create(&host_, n, &q));
-	vkcol_pair *pairs = query_pairs(&q);
-	random_pairs(&sc, pairs, n, 11);
-	sc.ctx->batch.knobs.frontier_capacity = 16;
-	vkcol_gpu_batch_desc bd = {.mode = VKCOL_MODE_EXACT, .max_pairs = n, .flags = VKCOL_BATCH_NO_EARLY_ACCEPT};
-	vkcol_gpu_batch *batch = NULL;
-	ENSURE(vkcol_gpu_batch_create(sc.ctx, &bd, &batch) == VKCOL_SUCCESS);
-	sc.ctx->batch.knobs.frontier_capacity = 0;
+	vkcol_gpu_batch *batch = overflow_batch(&sc, &q, n, 11, 16, 0);
+	const vkcol_pair *pairs = query_pairs(&q);
 	if (batch) {
 		record_and_run(&sc, batch, &q, n, false);
 		const vkcol_pair_result *got = query_results(&q);
@@ -416,18 +428,10 @@ static void test_undecided(void)
 		return;
 	const uint32_t n = 200;
 	query_buffers q;
-	ENSURE(query_buffers_create(&host_, n, &q));
-	vkcol_pair *pairs = query_pairs(&q);
-	random_pairs(&sc, pairs, n, 7);
 	// Breadth first only: every overlapping node pair of a chunk's pairs
 	// takes a frontier item, so the small frontier overflows.
-	sc.ctx->batch.knobs.frontier_capacity = 32;
-	sc.ctx->batch.knobs.traverse_budget = 1;
-	vkcol_gpu_batch_desc bd = {.mode = VKCOL_MODE_EXACT, .max_pairs = n, .flags = VKCOL_BATCH_NO_EARLY_ACCEPT};
-	vkcol_gpu_batch *batch = NULL;
-	ENSURE(vkcol_gpu_batch_create(sc.ctx, &bd, &batch) == VKCOL_SUCCESS);
-	sc.ctx->batch.knobs.frontier_capacity = 0;
-	sc.ctx->batch.knobs.traverse_budget = 0;
+	vkcol_gpu_batch *batch = overflow_batch(&sc, &q, n, 7, 32, 1);
+	vkcol_pair *pairs = query_pairs(&q);
 	if (!batch)
 		return;
 	pairs[0].a.id += 1u << MESH_INDEX_BITS; // another generation of the slot
@@ -466,6 +470,7 @@ static void test_undecided(void)
 	// back VKCOL_UNDECIDED_FLOAT; vkcol_batch_run answers them.
 	sc.ctx->batch.knobs.float64_off = true;
 	vkcol_gpu_batch *float_batch = NULL;
+	vkcol_gpu_batch_desc bd = {.mode = VKCOL_MODE_EXACT, .max_pairs = n, .flags = VKCOL_BATCH_NO_EARLY_ACCEPT};
 	ENSURE(vkcol_gpu_batch_create(sc.ctx, &bd, &float_batch) == VKCOL_SUCCESS);
 	sc.ctx->batch.knobs.float64_off = false;
 	const uint32_t touching = 8;
