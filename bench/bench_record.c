@@ -14,6 +14,7 @@
 #include "vk_host.h"
 
 #include "import.h"
+#include "meshgen.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -64,34 +65,13 @@ static double median(double *v, int n)
 	return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
-// splitmix64
-static uint64_t next_random(uint64_t *s)
-{
-	uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
-}
-
-static double unit(uint64_t *s)
-{
-	return (double)(next_random(s) >> 11) * (1.0 / 9007199254740992.0);
-}
-
-static void random_rotation(uint64_t *s, float q[4])
-{
-	double u1 = unit(s), u2 = 6.283185307179586 * unit(s), u3 = 6.283185307179586 * unit(s);
-	double a = sqrt(1 - u1), b = sqrt(u1);
-	q[0] = (float)(b * cos(u3)), q[1] = (float)(a * sin(u2)), q[2] = (float)(a * cos(u2)), q[3] = (float)(b * sin(u3));
-}
-
+// A point uniform in the ball of radius r about the origin.
 static void in_ball(uint64_t *s, double r, float out[3])
 {
-	double x, y, z;
-	do {
-		x = 2 * unit(s) - 1, y = 2 * unit(s) - 1, z = 2 * unit(s) - 1;
-	} while (x * x + y * y + z * z > 1);
-	out[0] = (float)(r * x), out[1] = (float)(r * y), out[2] = (float)(r * z);
+	double x[3];
+	meshgen_random_in_ball(s, x);
+	for (int k = 0; k < 3; k++)
+		out[k] = (float)(r * x[k]);
 }
 
 // n pairs cycling through the 16 ordered pairs of the meshes: A at a random
@@ -106,9 +86,9 @@ static void make_pairs(const vkcol_mesh *meshes, const float *radius, uint32_t n
 		int a = i % MESHES, b = (i / MESHES) % MESHES;
 		vkcol_pair *p = &out[i];
 		p->a = meshes[a], p->b = meshes[b];
-		random_rotation(&s, p->pose_a.rotation);
+		p->pose_a = meshgen_random_rotation(&s);
 		in_ball(&s, 5.0, p->pose_a.translation);
-		random_rotation(&s, p->pose_b.rotation);
+		p->pose_b = meshgen_random_rotation(&s);
 		float off[3];
 		in_ball(&s, factor * (radius[a] + radius[b]), off);
 		for (int k = 0; k < 3; k++)
