@@ -165,18 +165,18 @@ void approx_record_chunk(batch_scope *s, VkCommandBuffer cmd, const approx_chunk
 		                      (n + VKCOL_WORKGROUP_SIZE - 1) / VKCOL_WORKGROUP_SIZE);
 	mark(s, timer, cmd, slot, VKCOL_TIMED_BOUNDS);
 	gpu_barrier_all(s->gpu, cmd);
-	gpu_pipeline_dispatch_indirect(s->gpu, cmd, c->pipes[APPROX_GROUPS], c->sets[APPROX_GROUPS], &params,
-	                               (gpu_indirect){c->job_args->buffer, 16 * VKCOL_JOBS_GROUP});
-	mark(s, timer, cmd, slot, VKCOL_TIMED_CUBE_MAP);
-	gpu_barrier_all(s->gpu, cmd);
-	gpu_pipeline_dispatch_indirect(s->gpu, cmd, c->pipes[APPROX_JOBS], c->sets[APPROX_JOBS], &params,
-	                               (gpu_indirect){c->job_args->buffer, 16 * VKCOL_JOBS_CLUSTER});
-	mark(s, timer, cmd, slot, VKCOL_TIMED_CUBE_MAP);
-	gpu_barrier_all(s->gpu, cmd);
-	gpu_pipeline_dispatch_indirect(s->gpu, cmd, c->pipes[APPROX_SPILLED], c->sets[APPROX_SPILLED], &params,
-	                               (gpu_indirect){c->job_args->buffer, 16 * VKCOL_JOBS_SPILLED});
-	mark(s, timer, cmd, slot, VKCOL_TIMED_CUBE_MAP);
-	gpu_barrier_all(s->gpu, cmd);
+	// The group jobs, the cluster jobs and the spilled pairs, in that order:
+	// each an indirect dispatch of its list's words in job_args.
+	static const struct {
+		int pipe;
+		uint32_t list;
+	} passes[] = {{APPROX_GROUPS, VKCOL_JOBS_GROUP}, {APPROX_JOBS, VKCOL_JOBS_CLUSTER}, {APPROX_SPILLED, VKCOL_JOBS_SPILLED}};
+	for (size_t i = 0; i < CORE_COUNT_OF(passes); i++) {
+		gpu_pipeline_dispatch_indirect(s->gpu, cmd, c->pipes[passes[i].pipe], c->sets[passes[i].pipe], &params,
+		                               (gpu_indirect){c->job_args->buffer, 16 * passes[i].list});
+		mark(s, timer, cmd, slot, VKCOL_TIMED_CUBE_MAP);
+		gpu_barrier_all(s->gpu, cmd);
+	}
 }
 
 static uint64_t stat64(const uint32_t *words, uint32_t index)
