@@ -11,12 +11,14 @@
 
 static int gpu_log_errors;
 static int gpu_log_expected; // > 0 while a test provokes that many messages
+static char gpu_last_message[1024]; // the last warning or error, expected or not
 
 static void gpu_test_log(void *user, vkcol_log_level level, const char *message)
 {
 	(void)user;
 	if (level > VKCOL_LOG_WARNING)
 		return;
+	snprintf(gpu_last_message, sizeof(gpu_last_message), "%s", message);
 	if (gpu_log_expected > 0) {
 		gpu_log_expected--;
 		return;

@@ -672,24 +672,14 @@ static void test_exact_scratch_reuse(void)
 	scratch_reuse(VKCOL_MODE_EXACT, 10, 9, (const uint64_t[4]){9, 0, 6, 6}, 6);
 }
 
-static char captured[512];
-
-static void capture_log(void *user, vkcol_log_level level, const char *message)
-{
-	(void)user;
-	if (level <= VKCOL_LOG_WARNING)
-		snprintf(captured, sizeof(captured), "%s", message);
-}
-
 // On a GPU the host checks and copies the pairs in tasks of 2^14 on the
 // context's threads (pairs.h); a knob splits them here too, into tasks of
 // 1,000: the same answers in both modes, and a batch with two bad pairs in
 // different tasks names the first of them.
 static void test_host_tasks(void)
 {
-	vkcol_context_desc desc = {.log = capture_log};
-	vkcol_context *ctx = NULL;
-	if (vkcol_context_create(&desc, &ctx) != VKCOL_SUCCESS)
+	vkcol_context *ctx = gpu_context();
+	if (!ctx)
 		return;
 	vkcol_mesh a, b;
 	pattern_meshes(ctx, 16, 32, &a, &b);
@@ -716,13 +706,16 @@ static void test_host_tasks(void)
 	}
 	memset(pairs[8800].pose_b.rotation, 0, sizeof(pairs[8800].pose_b.rotation));
 	pairs[7500].a.id = 0;
-	captured[0] = '\0';
 	vkcol_batch_desc bd = {.pairs = pairs, .pair_count = n, .mode = VKCOL_MODE_APPROX};
+	gpu_log_expected = 1;
 	ENSURE(vkcol_batch_run(ctx, &bd, split) == VKCOL_ERROR_INVALID_HANDLE);
-	ENSURE_MSG(strstr(captured, "pair 7500: mesh a") != NULL, "logged: %s", captured);
+	ENSURE_MSG(strstr(gpu_last_message, "pair 7500: mesh a") != NULL, "logged: %s", gpu_last_message);
 	pairs[7500].a = a;
+	gpu_log_expected = 1;
 	ENSURE(vkcol_batch_run(ctx, &bd, split) == VKCOL_ERROR_INVALID_ARGUMENT);
-	ENSURE_MSG(strstr(captured, "pair 8800: pose b has a zero quaternion") != NULL, "logged: %s", captured);
+	ENSURE_MSG(strstr(gpu_last_message, "pair 8800: pose b has a zero quaternion") != NULL, "logged: %s",
+	           gpu_last_message);
+	ENSURE_EQ_INT(gpu_log_expected, 0); // each error was explained
 	ENSURE_EQ_INT(vkcol_context_validation_message_count(ctx), 0);
 done:
 	free(pairs);

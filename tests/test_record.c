@@ -21,13 +21,6 @@ static vk_host host_;
 static bool host_ok_;
 
 // Library messages the tests expect: counted, and the last one kept.
-static char last_message_[1024];
-static void record_log(void *user, vkcol_log_level level, const char *message)
-{
-	snprintf(last_message_, sizeof(last_message_), "%s", message);
-	gpu_test_log(user, level, message);
-}
-
 static int parallel_calls_;
 static void count_parallel(void *user, uint32_t count, void (*task)(void *, uint32_t), void *task_user)
 {
@@ -42,7 +35,7 @@ static void count_parallel(void *user, uint32_t count, void (*task)(void *, uint
 static vkcol_context *host_context(vk_host *h, const vkcol_allocator *allocator)
 {
 	vkcol_external_device ext = vk_host_external(h);
-	vkcol_context_desc desc = {.external = &ext, .log = record_log, .parallel = count_parallel};
+	vkcol_context_desc desc = {.external = &ext, .log = gpu_test_log, .parallel = count_parallel};
 	if (allocator)
 		desc.allocator = *allocator;
 	vkcol_context *ctx = NULL;
@@ -464,7 +457,7 @@ static void test_undecided(void)
 	vkcol_batch_desc run_invalid = {.pairs = &pairs[2], .pair_count = 1};
 	gpu_log_expected = 1;
 	ENSURE(vkcol_batch_run(sc.ctx, &run_invalid, &refused) == VKCOL_ERROR_INVALID_ARGUMENT);
-	ENSURE_MSG(strstr(last_message_, "non-finite") != NULL, "logged: %s", last_message_);
+	ENSURE_MSG(strstr(gpu_last_message, "non-finite") != NULL, "logged: %s", gpu_last_message);
 	// Without shaderFloat64 (a test knob), boxes face to face within float's
 	// rounding: float cannot vouch for their triangle pairs, so they come
 	// back VKCOL_UNDECIDED_FLOAT; vkcol_batch_run answers them.
@@ -636,7 +629,7 @@ static void test_record_vertex_budget(void)
 	ENSURE(vkcol_gpu_batch_create(sc.ctx, &bd, &batch) == VKCOL_ERROR_INVALID_ARGUMENT && batch == NULL);
 	ENSURE_EQ_INT(gpu_log_expected, 0);
 	gpu_log_expected = 0;
-	ENSURE(strstr(last_message_, "vertex budget") != NULL);
+	ENSURE(strstr(gpu_last_message, "vertex budget") != NULL);
 	query_buffers_destroy(&host_, &q);
 	vkcol_context_destroy(sc.ctx);
 	ENSURE_EQ_INT(host_.messages, 0);
@@ -673,7 +666,7 @@ static void test_record_errors(void)
 	for (size_t k = 0; k < sizeof(bad) / sizeof(bad[0]); k++) {
 		gpu_log_expected = 1;
 		ENSURE(vkcol_batch_record(sc.ctx, cmd, &bad[k].desc) == VKCOL_ERROR_INVALID_ARGUMENT);
-		ENSURE_MSG(strstr(last_message_, bad[k].says) != NULL, "logged: %s", last_message_);
+		ENSURE_MSG(strstr(gpu_last_message, bad[k].says) != NULL, "logged: %s", gpu_last_message);
 	}
 	vkcol_gpu_batch_desc bad_batch[] = {{.mode = VKCOL_MODE_APPROX}, {.mode = (vkcol_mode)7, .max_pairs = 1},
 	                                    {.max_pairs = 1, .flags = 1u << 5}};
@@ -687,7 +680,7 @@ static void test_record_errors(void)
 	vkcol_mesh extra = gpu_cube(sc.ctx, 0.5f, 16, "extra");
 	gpu_log_expected = 1;
 	ENSURE(vkcol_batch_record(sc.ctx, cmd, &d) == VKCOL_ERROR_OUT_OF_DATE);
-	ENSURE_MSG(strstr(last_message_, "created or destroyed") != NULL, "logged: %s", last_message_);
+	ENSURE_MSG(strstr(gpu_last_message, "created or destroyed") != NULL, "logged: %s", gpu_last_message);
 	// The command buffer refers to the old batch's buffers: freed first.
 	vkFreeCommandBuffers(host_.device, host_.pool, 1, &cmd);
 	vkcol_gpu_batch_destroy(sc.ctx, batch);
@@ -834,12 +827,12 @@ static void test_external_missing_feature(void)
 		vkcol_external_device ext = vk_host_external(&host_);
 		ext.get_instance_proc_addr = hiding_proc_addr;
 		ext.synchronization2 = true;
-		vkcol_context_desc desc = {.external = &ext, .log = record_log};
+		vkcol_context_desc desc = {.external = &ext, .log = gpu_test_log};
 		vkcol_context *ctx = (vkcol_context *)&ext;
 		gpu_log_expected = 1;
 		ENSURE(vkcol_context_create(&desc, &ctx) == VKCOL_ERROR_UNSUPPORTED);
 		ENSURE(ctx == NULL);
-		ENSURE_MSG(strstr(last_message_, names[hide_]) != NULL, "logged: %s", last_message_);
+		ENSURE_MSG(strstr(gpu_last_message, names[hide_]) != NULL, "logged: %s", gpu_last_message);
 	}
 	// An own-device context cannot record: it has no command buffer of the
 	// caller's device.
