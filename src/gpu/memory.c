@@ -183,19 +183,13 @@ vkcol_result gpu_scratch_take(gpu_device *gpu, uint32_t slot, VkDeviceSize size,
                               gpu_memory_kind kind, const char *name, gpu_buffer *out)
 {
 	memset(out, 0, sizeof(*out));
-	if (slot >= GPU_SCRATCH_SLOTS)
-		return VKCOL_ERROR_INVALID_ARGUMENT;
-	gpu_scratch *s = &gpu->scratch[slot];
-	if (s->buffer.buffer && s->buffer.size == size && s->usage == usage && s->kind == kind) {
-		*out = s->buffer;
-		memset(&s->buffer, 0, sizeof(s->buffer));
-		return VKCOL_SUCCESS;
-	}
-	gpu_buffer_destroy(gpu, &s->buffer);
-	vkcol_result res = gpu_buffer_create(gpu, size, usage, kind, name, out);
-	if (res == VKCOL_SUCCESS)
-		gpu->scratch_created++;
-	return res;
+	gpu_buffer *kept;
+	vkcol_result res = gpu_scratch_get(gpu, slot, size, usage, kind, name, &kept);
+	if (res != VKCOL_SUCCESS)
+		return res;
+	*out = *kept;
+	memset(kept, 0, sizeof(*kept));
+	return VKCOL_SUCCESS;
 }
 
 void gpu_scratch_give(gpu_device *gpu, uint32_t slot, VkBufferUsageFlags usage, gpu_memory_kind kind,
