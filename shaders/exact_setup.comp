@@ -8,11 +8,13 @@
 //
 // Witness early accept (A closed, its origin inside): a point of B that lies
 // inside solid A makes the pair collide, when B is closed (the solids
-// share a point) or when B is open but one connected piece with a vertex
-// outside A: B's surface then runs from inside A to outside, so it crosses
-// A's surface (an open B wholly inside A does not collide: only surfaces
-// count for an open mesh). The outside vertex is one of the piece's six
-// extreme vertices lying beyond A's AABB by more than the tolerance.
+// share a point) or when B is open and the point is a vertex of a
+// connected piece of B with a vertex outside A: that piece's surface then
+// runs from inside A to outside, so it crosses A's surface (an open B
+// wholly inside A does not collide: only surfaces count for an open mesh).
+// The outside vertex is one of the piece's six extreme vertices lying
+// beyond A's AABB by more than the tolerance. (Real open assets are often
+// many pieces: a body and its eyes, buttons, straps.)
 // The candidate depends on A's shape:
 // - A star-shaped about its origin (its cube map saw one surface on every
 //   ray): B's origin (B closed only: an open mesh's origin is not on it)
@@ -212,15 +214,15 @@ uvec4 nearest_clusters(vkcol_gpu_mesh from, vkcol_gpu_mesh to, mat3 r, vec3 t, v
 	return scan ? best : descended;
 }
 
-// Does the one connected piece of open mesh `from` (placed in `to`'s frame
+// Does connected piece `piece` of open mesh `from` (placed in `to`'s frame
 // by x -> r x + t) reach outside solid `to`? True when one of its extreme
 // vertices lies beyond to's AABB by more than tol.
-bool piece_leaves(vkcol_gpu_mesh from, vkcol_gpu_mesh to, mat3 r, vec3 t, float tol)
+bool piece_leaves(vkcol_gpu_mesh from, uint piece, vkcol_gpu_mesh to, mat3 r, vec3 t, float tol)
 {
 	vec3 lo = box_min(to) - vec3(tol), hi = box_max(to) + vec3(tol);
 	bool out_ = false;
 	for (uint k = 0u; k < VKCOL_PIECE_VERTICES; k++) {
-		vec3 x = r * vertex_at(pieces[from.piece_first + k]).xyz + t;
+		vec3 x = r * vertex_at(pieces[from.piece_first + VKCOL_PIECE_VERTICES * piece + k]).xyz + t;
 		out_ = out_ || any(lessThan(x, lo)) || any(greaterThan(x, hi));
 	}
 	return out_;
@@ -265,7 +267,8 @@ uint cluster_vertex(vkcol_gpu_mesh m, uvec4 near, uint k)
 // The candidate for a witness of `from` (carried into to's frame by
 // x -> r x + t) inside `to`, and the point o inside `to` to confirm it
 // from. Returns whether there is one: v, its depth below to's surface as
-// far as known (>= 0), and whether it needs no confirmation (`inside`).
+// far as known (>= 0), whether it needs no confirmation (`inside`), and
+// the vertex's pool index (`vertex`; from's origin: 0xffffffff).
 // - A star-shaped `to` (VKCOL_MESH_STAR_SHAPED): o is to's origin; the
 //   candidate is the first of from's origin (when from is closed: `solid`)
 //   and the vertices of the four clusters of nearest_clusters whose
@@ -283,7 +286,7 @@ uint cluster_vertex(vkcol_gpu_mesh m, uvec4 near, uint k)
 // Each case's loop runs no step for the other: a SIMD driver such as
 // lavapipe runs a branch's code whether any lane takes it or not.
 bool find_candidate(vkcol_gpu_mesh from, vkcol_gpu_mesh to, mat3 r, vec3 t, bool solid, uint ball, out vec3 o,
-                    out vec3 v, out float depth, out bool inside)
+                    out vec3 v, out float depth, out bool inside, out uint vertex)
 {
 	bool star = (to.flags & VKCOL_MESH_STAR_SHAPED) != 0u;
 	vec4 s = ball_of(to, star ? 0u : ball);
@@ -294,14 +297,15 @@ bool find_candidate(vkcol_gpu_mesh from, vkcol_gpu_mesh to, mat3 r, vec3 t, bool
 	v = o;
 	depth = 0.0;
 	inside = false;
+	vertex = 0xffffffffu;
 	// Star-shaped: candidate 0 is from's origin; k > 0: cluster_vertex
 	// k - 1. One sample and no confirmation
 	// in the loop: a SIMD driver such as lavapipe runs a loop's code for
 	// every iteration any lane needs.
 	uint total = star ? 1u + VKCOL_CLUSTER_SIZE * clusters : 0u;
 	for (uint k = solid ? 0u : 1u; k < total && !found; k++) {
-		uint vertex = cluster_vertex(from, near, max(k, 1u) - 1u);
-		vec3 x = k == 0u ? vec3(from.origin_x, from.origin_y, from.origin_z) : vertex_at(vertex).xyz;
+		uint index = cluster_vertex(from, near, max(k, 1u) - 1u);
+		vec3 x = k == 0u ? vec3(from.origin_x, from.origin_y, from.origin_z) : vertex_at(index).xyz;
 		vec3 point = r * x + t;
 		vec3 d = point - o;
 		float dist = length(d);
@@ -311,13 +315,16 @@ bool find_candidate(vkcol_gpu_mesh from, vkcol_gpu_mesh to, mat3 r, vec3 t, bool
 			v = point;
 			depth = rg.r - dist;
 			inside = dist == 0.0;
+			vertex = k == 0u ? 0xffffffffu : index;
 		}
 	}
 	// Any other: the nearest vertex.
 	float best = 3.4e38;
 	for (uint k = 0u; k < (star ? 0u : VKCOL_CLUSTER_SIZE * clusters); k++) {
-		vec3 x = r * vertex_at(cluster_vertex(from, near, k)).xyz + t;
+		uint index = cluster_vertex(from, near, k);
+		vec3 x = r * vertex_at(index).xyz + t;
 		float d2 = dot(x - o, x - o);
+		vertex = d2 < best ? index : vertex;
 		v = d2 < best ? x : v;
 		best = min(best, d2);
 	}
@@ -517,14 +524,16 @@ void search_pass(uint p, bool search)
 			vkcol_gpu_mesh from = ba ? b : a, to = ba ? a : b;
 			mat3 r = ba ? f.r_ba : f.r_ab;
 			vec3 t = ba ? f.t_ba : f.t_ab;
-			// An inner radius > 0: closed, origin inside.
+			// An inner radius > 0: closed, origin inside. An open `from`:
+			// the candidate's piece must leave `to`.
 			bool solid = from.inner_radius > 0.0;
-			bool usable = to.inner_radius > 0.0 &&
-			              (solid || (from.piece_count == 1u && piece_leaves(from, to, r, t, tol)));
 			vec3 o, v;
 			float below;
 			bool inside;
-			if (usable && find_candidate(from, to, r, t, solid, ba ? balls.x : balls.y, o, v, below, inside) &&
+			uint vertex;
+			if (to.inner_radius > 0.0 &&
+			    find_candidate(from, to, r, t, solid, ba ? balls.x : balls.y, o, v, below, inside, vertex) &&
+			    (solid || piece_leaves(from, vertex_piece(vertex), to, r, t, tol)) &&
 			    (inside || segment_clear(to, o, v, tol)))
 				depth = below;
 		}

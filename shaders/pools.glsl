@@ -63,10 +63,18 @@ vkcol_gpu_mesh mesh_of(uint id)
 	                        texelFetch(mesh_texels, i + 6), texelFetch(mesh_texels, i + 7));
 }
 
-// Vertex i of the pool (w = 1).
+// Vertex i of the pool (xyz; w holds vertex_piece's bits, or 1.0 in a
+// level of detail).
 vec4 vertex_at(uint i)
 {
 	return uintBitsToFloat(texelFetch(vertex_texels, int(i)));
+}
+
+// The connected piece of vertex i of a mesh's own vertices (not of a level
+// of detail): an index below the mesh's piece_count.
+uint vertex_piece(uint i)
+{
+	return texelFetch(vertex_texels, int(i)).w;
 }
 
 // Entry i of the cluster pool (a cluster's bounding sphere, cone bounds, an

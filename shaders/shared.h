@@ -157,6 +157,7 @@ VKCOL_STRUCT(vkcol_gpu_triangle) {
 } VKCOL_STRUCT_END(vkcol_gpu_triangle)
 
 // A vertex position padded to 16 bytes (std430 has no packed vec3 arrays).
+// In the batch pool the pad holds the vertex's connected piece (a uint).
 VKCOL_STRUCT(vkcol_gpu_vertex) {
 	VKCOL_F32 x, y, z, pad;
 } VKCOL_STRUCT_END(vkcol_gpu_vertex)

@@ -421,7 +421,8 @@ static void test_containment(void)
 	ENSURE_MSG(r[3].stage == VKCOL_STAGE_CONTAINMENT, "stage %u, %u triangle pairs", r[3].stage, r[3].triangle_pairs);
 	ENSURE(r[4].stage == VKCOL_STAGE_CONTAINMENT);
 	ENSURE(r[2].stage == VKCOL_STAGE_TREE);
-	// An open mesh wholly inside, or in two pieces: no witness.
+	// An open mesh wholly inside, or whose piece inside stays inside: no
+	// witness.
 	ENSURE(early[2].stage == VKCOL_STAGE_TREE);
 	ENSURE(early[6].stage == VKCOL_STAGE_TREE);
 	ENSURE_MSG(early[7].stage == VKCOL_STAGE_TREE, "stage %u, collide %u", early[7].stage, early[7].collide);
@@ -651,6 +652,24 @@ static void test_early_accept(void)
 	const vkcol_mesh open = gpu_mesh(ctx, &bowl, 32, "open box");
 	const vkcol_mesh opens[2] = {open, small[1]}, closeds[2] = {small[0], open};
 	check_early_accept(ctx, opens, closeds, 2, 2000, 13, 0.9f, 0.5, "open box and torus, star and open box");
+	// An open mesh of three pieces, as real assets are (a body, and eyes
+	// inside it): a witness counts when its own piece reaches outside the
+	// solid; an eye inside does not make the pair collide.
+	meshgen_mesh eye_l, eye_r, one_eye, eyed;
+	const float el_lo[3] = {-0.5f, 0.1f, 0.2f}, el_hi[3] = {-0.2f, 0.3f, 0.4f};
+	const float er_lo[3] = {0.2f, 0.1f, 0.2f}, er_hi[3] = {0.5f, 0.3f, 0.4f};
+	ENSURE(meshgen_box(&eye_l, el_lo, el_hi, 1, false));
+	ENSURE(meshgen_box(&eye_r, er_lo, er_hi, 1, false));
+	ENSURE(meshgen_merge(&one_eye, &bowl, &eye_l));
+	ENSURE(meshgen_merge(&eyed, &one_eye, &eye_r));
+	const vkcol_mesh with_eyes = gpu_mesh(ctx, &eyed, 32, "open box with eyes");
+	const vkcol_mesh eyed_opens[2] = {with_eyes, small[1]}, eyed_closeds[2] = {small[0], with_eyes};
+	check_early_accept(ctx, eyed_opens, eyed_closeds, 2, 2000, 17, 0.9f, 0.5,
+	                   "open box with eyes and torus, star and open box with eyes");
+	meshgen_free(&eye_l);
+	meshgen_free(&eye_r);
+	meshgen_free(&one_eye);
+	meshgen_free(&eyed);
 	meshgen_free(&bowl);
 	meshgen_free(&torus);
 	meshgen_free(&star);

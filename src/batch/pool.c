@@ -218,10 +218,11 @@ static uint32_t find_root(uint32_t *parent, uint32_t v)
 // Appends m's nodes (indices made absolute), its triangles (vertex indices
 // through remap, then absolute) and, per connected piece (union-find over the
 // triangles' vertices), its VKCOL_PIECE_VERTICES extreme vertices: lowest and
-// highest x, y, z of the emitted positions `verts` (vec4 per used vertex).
+// highest x, y, z of the emitted positions `verts` (vec4 per used vertex),
+// whose fourth words then receive their vertex's piece index.
 // parent and slot are scratch of `used` entries. Returns the number of pieces.
 static uint32_t emit_tree(const mesh_cpu *m, const uint32_t *remap, uint32_t used, uint32_t vertex_first,
-                          const float *verts, uint32_t node_first, uint32_t triangle_first, pool_node *nodes_out,
+                          float *verts, uint32_t node_first, uint32_t triangle_first, pool_node *nodes_out,
                           uint32_t *triangles_out, uint32_t *parent, uint32_t *slot, uint32_t *pieces_out)
 {
 	for (uint32_t i = 0; i < m->tree.node_count; i++) {
@@ -267,6 +268,11 @@ static uint32_t emit_tree(const mesh_cpu *m, const uint32_t *remap, uint32_t use
 	}
 	for (uint32_t i = 0; i < VKCOL_PIECE_VERTICES * pieces; i++)
 		pieces_out[i] += vertex_first;
+	// Each vertex's piece, in its fourth word (vertex_piece, pools.glsl).
+	for (uint32_t v = 0; v < used; v++) {
+		uint32_t piece = slot[find_root(parent, v)];
+		memcpy(&verts[4 * (size_t)v + 3], &piece, sizeof piece);
+	}
 	return pieces;
 }
 
