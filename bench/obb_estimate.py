@@ -11,22 +11,10 @@ triangles; the slab test is slabs_meet of shaders/exact_traverse.glsl.
 
     bench/obb_estimate.py MESH.stl|MESH.obj [POSES]   (default 40 poses)
 """
-import numpy as np, struct, sys
+import numpy as np, sys
+from model_meshes import load
 rng = np.random.default_rng(1)
-def load_stl(p):
-    b = open(p, 'rb').read()
-    n = struct.unpack('<I', b[80:84])[0]
-    a = np.frombuffer(b[84:84 + n * 50], dtype=np.dtype([('n', '<f4', 3), ('v', '<f4', (3, 3)), ('a', '<u2')]))
-    return a['v'].astype(np.float64)
-def load_obj(p):
-    vs=[]; fs=[]
-    for l in open(p):
-        if l.startswith('v '): vs.append([float(x) for x in l.split()[1:4]])
-        elif l.startswith('f '):
-            idx=[int(t.split('/')[0]) for t in l.split()[1:]]
-            for k in range(1,len(idx)-1): fs.append([idx[0]-1, idx[k]-1, idx[k+1]-1])
-    vs=np.array(vs); return vs[np.array(fs)]
-tris = load_stl(sys.argv[1]) if sys.argv[1].endswith('.stl') else load_obj(sys.argv[1])
+tris = load(sys.argv[1])
 tris -= tris.reshape(-1,3).mean(0)
 class Node: pass
 def build(idx, depth=0):
