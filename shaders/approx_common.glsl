@@ -149,7 +149,11 @@ side side_of(vkcol_gpu_pair pr, pair_frames f, uint direction)
 // x -> s.r x + s.t) against s.to's map (the cube-map test of Intel's
 // US 7,928,993: inside when the vertex's distance from s.to's origin is at
 // most the map's outer distance, channel G, sampled in its direction).
-// Returns the depth of the first vertex found inside (>= 0), or -1.
+// Returns the depth of the first vertex found inside (>= 0), or -1. An
+// open s.to bounds no solid (only surfaces count, as in exact mode): the
+// cluster hits when its vertices lie on both sides of s.to's nearest (R)
+// or farthest (G) surface along their rays, a sampled surface crossing;
+// the depth is then how far the deepest of them lies below G.
 // Two passes: the vertices inside s.to's box and outside the ball its
 // clearance field clears around the cluster's grid point (clearance_ball:
 // read once per cluster, so a vertex costs a distance, not a lookup), as a
@@ -173,19 +177,32 @@ float test_cluster(side s, uint c)
 			boxed |= 1u << k;
 	}
 	g_vertex_tests += count;
-	float depth = -1.0;
+	// Vertices left out (outside to's box or in the cleared ball) lie
+	// beyond to's farthest surface, so above both.
+	bool open_to = (to.flags & VKCOL_MESH_CLOSED) == 0u;
+	bool above = uint(bitCount(boxed)) < count;
+	bvec2 below_rg = bvec2(false), above_rg = bvec2(above);
+	float depth = -1.0, deepest = 0.0;
 	while (boxed != 0u && depth < 0.0) {
 		uint k = uint(findLSB(boxed));
 		boxed &= boxed - 1u;
 		vec3 d = s.r * vertex_at(first + k).xyz + s.t - origin;
 		float dist = length(d);
-		if (dist == 0.0) {
-			depth = 0.0;
-		} else {
+		vec2 rg = vec2(0.0);
+		if (dist > 0.0) {
 			g_samples++;
-			float outer = map_sample(to.map_array, d, float(to.map_layer), lod).g;
-			if (dist <= outer)
-				depth = outer - dist;
+			rg = map_sample(to.map_array, d, float(to.map_layer), lod);
+		}
+		if (!open_to) {
+			if (dist <= rg.g)
+				depth = rg.g - dist;
+		} else {
+			bvec2 b = lessThan(vec2(dist), rg);
+			below_rg = bvec2(below_rg.x || b.x, below_rg.y || b.y);
+			above_rg = bvec2(above_rg.x || !b.x, above_rg.y || !b.y);
+			deepest = max(deepest, rg.g - dist);
+			if ((below_rg.x && above_rg.x) || (below_rg.y && above_rg.y))
+				depth = deepest;
 		}
 	}
 	return depth;

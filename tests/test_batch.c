@@ -119,6 +119,48 @@ static void test_spheres_analytic(void)
 	vkcol_context_destroy(ctx);
 }
 
+// An open mesh bounds no solid: against an open box (a bowl, one face
+// missing), a small closed cube in its hollow does not collide, one across
+// a wall does, both ways round, as the reference says. Approx mode tests
+// whether the cube's vertices lie on both sides of the bowl's surface along
+// their rays; a vertex within the bowl's map distance alone is no hit
+// there (it was before, for every pose inside the bowl's hull).
+static void test_open_mesh(void)
+{
+	vkcol_context *ctx = gpu_context();
+	if (!ctx)
+		return;
+	meshgen_mesh bowl;
+	const float lo[3] = {-1, -1, -1}, hi[3] = {1, 1, 1};
+	ENSURE(meshgen_box_open(&bowl, lo, hi, 4));
+	vkcol_mesh open = gpu_mesh(ctx, &bowl, 64, "bowl"), cube = gpu_cube(ctx, 0.15f, 64, "cube");
+	// In the hollow, across the +x wall, across the -y wall, across the
+	// bottom, in the hollow turned, apart.
+	const float at[][3] = {{0, 0, -0.5f}, {0.95f, 0, -0.4f}, {0.2f, -1.05f, -0.3f},
+	                       {0.1f, 0.2f, -1.0f}, {-0.3f, 0.3f, -0.2f}, {3.0f, 0, 0}};
+	const int hit[] = {0, 1, 1, 1, 0, 0};
+	enum { POSES = sizeof(hit) / sizeof(hit[0]) };
+	vkcol_pair pairs[2 * POSES];
+	for (int i = 0; i < POSES; i++) {
+		vkcol_pose p = i == 4 ? pose_rot(0.7f, 1, 1, 0, at[i][0], at[i][1], at[i][2])
+		                      : pose_at(at[i][0], at[i][1], at[i][2]);
+		pairs[2 * i] = (vkcol_pair){open, cube, pose_identity(), p};
+		pairs[2 * i + 1] = (vkcol_pair){cube, open, p, pose_identity()};
+	}
+	vkcol_pair_result results[2 * POSES];
+	ENSURE(run(ctx, pairs, 2 * POSES, results, 0) == VKCOL_SUCCESS);
+	for (int i = 0; i < 2 * POSES; i++) {
+		bool ref = false;
+		ENSURE(vkcol_reference_collide(ctx, &pairs[i], &ref) == VKCOL_SUCCESS);
+		ENSURE_MSG(ref == (hit[i / 2] != 0), "pose %d: reference %d", i / 2, ref);
+		ENSURE_MSG((int)results[i].collide == hit[i / 2], "pair %d: approx %u (stage %u), expected %d", i,
+		           results[i].collide, results[i].stage, hit[i / 2]);
+	}
+	meshgen_free(&bowl);
+	ENSURE_EQ_INT(vkcol_context_validation_message_count(ctx), 0);
+	vkcol_context_destroy(ctx);
+}
+
 // Skipping vertex clusters by their cone bounds and clearance fields, and
 // spilling pairs whose jobs do not fit (shared.h), change no answer: the
 // same collide flags and stages with the cone bounds off, with the
@@ -794,6 +836,7 @@ int main(int argc, char **argv)
 	}
 	RUN_TEST(test_boxes_analytic);
 	RUN_TEST(test_spheres_analytic);
+	RUN_TEST(test_open_mesh);
 	RUN_TEST(test_cluster_culling);
 	RUN_TEST(test_clearance_filter_reach);
 	RUN_TEST(test_map_arrays);
