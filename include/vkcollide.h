@@ -529,7 +529,8 @@ typedef struct vkcol_batch_stats {
 	/// point of one closed mesh that lies on the other's surface.
 	uint64_t float_undecided;
 	/// Exact mode: pairs accepted on a cube-map witness (stage 1's early
-	/// accept, confirmed by an exact point-in-solid test) without traversal.
+	/// accept, confirmed by an exact point-in-solid test) or, between two
+	/// open meshes, by the probe's sure edge crossing, without traversal.
 	uint64_t witness_accepted;
 	/// Exact mode: pairs accepted because inner balls of the two closed
 	/// meshes overlap (stage 1's early accept, tried before the witness).
@@ -574,13 +575,16 @@ typedef struct vkcol_triangle_list {
 /// vkcol_batch_desc.flags
 typedef enum vkcol_batch_flags {
 	/// Exact mode: skip stage 1's early accepts (overlapping inner balls of
-	/// two closed meshes, the origins' and up to 16 more per mesh; and a
+	/// two closed meshes, the origins' and up to 16 more per mesh; a
 	/// cube-map witness: a point of one mesh well within the other's inner
 	/// map distance, confirmed exactly by a segment from that mesh's origin
-	/// meeting none of its triangles; for an open mesh of one connected
-	/// piece, with another of its vertices beyond the other's box); every
-	/// pair that the bounds do not reject goes through the tree traversal.
-	/// For measurement: the answers are the same either way.
+	/// meeting none of its triangles; for a vertex of an open mesh, with a
+	/// vertex of its connected piece beyond the other's box; and, between
+	/// two open meshes, a probe: a few depth-first steps where one's
+	/// vertices straddle the other's sampled surface, accepting a sure edge
+	/// crossing only); every pair that the bounds do not reject goes
+	/// through the tree traversal. For measurement: the answers are the
+	/// same either way.
 	VKCOL_BATCH_NO_EARLY_ACCEPT = 1u << 0,
 	/// Time each device pass with Vulkan timestamp queries, and the host's
 	/// upload and readback, into desc->stats (required with this flag; see

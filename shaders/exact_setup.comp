@@ -3,8 +3,9 @@
 // the pair's frame (B in A) for the later passes; stage 0 (bounding spheres
 // and carried AABBs) and the inner-ball accept decide what they can, and
 // lists the other pairs. Search, one invocation per listed pair: the
-// witness early accept; every other pair seeds the traversal frontier with
-// its two roots (in the depth-first region when no early accept was tried).
+// witness early accept (a solid), or the probe (two open meshes: straddle,
+// probe_from); every other pair seeds the traversal frontier with its two
+// roots (in the depth-first region when no early accept was tried).
 //
 // Witness early accept (A closed, its origin inside): a point of B that lies
 // inside solid A makes the pair collide, when B is closed (the solids
@@ -53,6 +54,7 @@ vkcol_gpu_node tree_node(uint i)
 }
 
 #include "tree_walk.glsl"
+#include "exact_traverse.glsl"
 
 // Candidates are not kept a margin below the sampled inner distance: a
 // margin refused more witnesses than it saved confirmations, and a colliding
@@ -422,6 +424,124 @@ bool tangent_candidate(vkcol_gpu_mesh from, vkcol_gpu_mesh to, mat3 r, vec3 t, v
 	return low < 0.0 && in_box(to, v);
 }
 
+// Two open meshes have no solid to hold a witness. Their probe (early
+// accept on): a cluster of `from` whose vertices lie on both sides of
+// `to`'s nearest surface along their rays (as approx mode samples a
+// crossing) marks where the surfaces likely cross; a few depth-first steps
+// from the nodes of both trees around that place look for an edge that
+// surely pierces a triangle (triangles_cross, the traversal's own sure
+// hit). Candidates: the vertices of from's four clusters nearest to's
+// origin (nearest_clusters). Returns whether a cluster straddles: p, the
+// point of to's surface on the ray of its vertex in front of it (to's
+// frame); v, that vertex (from's frame); size, the cluster's radius.
+bool straddle(vkcol_gpu_mesh from, vkcol_gpu_mesh to, mat3 r, vec3 t, out vec3 p, out vec3 v, out float size)
+{
+	vec3 o = vec3(to.origin_x, to.origin_y, to.origin_z);
+	uvec4 near = nearest_clusters(from, to, r, t, o);
+	uint clusters = uint(dot(vec4(notEqual(near, uvec4(0xffffffffu))), vec4(1.0)));
+	bool found = false, below = false, above = false;
+	p = o;
+	v = vec3(0.0);
+	size = 0.0;
+	for (uint k = 0u; k < VKCOL_CLUSTER_SIZE * clusters && !found; k++) {
+		if (k % VKCOL_CLUSTER_SIZE == 0u)
+			below = above = false;
+		vec3 x = vertex_at(cluster_vertex(from, near, k)).xyz, d = r * x + t - o;
+		float dist = length(d);
+		float nearest = dist > 0.0 ? map_sample(to.map_array, d, float(to.map_layer), 0.0).r : 0.0;
+		bool in_front = dist < nearest, behind = !in_front;
+		p = in_front && !below ? o + d * (nearest / dist) : p;
+		v = in_front && !below ? x : v;
+		below = below || in_front;
+		above = above || behind;
+		found = below && above;
+		size = found ? cluster_at(from.cluster_first + near[k / VKCOL_CLUSTER_SIZE]).w : size;
+	}
+	return found;
+}
+
+// The node of mesh m's tree around x (m's frame): from the root into the
+// child whose box lies nearer x, until a node's half diagonal is at most
+// `size` (or a leaf).
+uint node_around(vkcol_gpu_mesh m, vec3 x, float size)
+{
+	uint node = m.node_first;
+	vkcol_gpu_node n = node_at(node);
+	for (uint depth = 0u; n.count == 0u && dot(extent(n), extent(n)) > size * size && depth < VKCOL_TREE_MAX_DEPTH;
+	     depth++) {
+		vkcol_gpu_node n0 = node_at(n.first), n1 = node_at(n.first + 1u);
+		vec3 g0 = max(max(node_min(n0) - x, x - node_max(n0)), vec3(0.0));
+		vec3 g1 = max(max(node_min(n1) - x, x - node_max(n1)), vec3(0.0));
+		bool second = dot(g1, g1) < dot(g0, g0);
+		node = second ? n.first + 1u : n.first;
+		n = second ? n1 : n0;
+	}
+	return node;
+}
+
+// Depth-first steps of the probe, and the leaf pairs it tests.
+const uint PROBE_STEPS = 48u, PROBE_LEAVES = 12u;
+
+// The probe from node pair `start` (A's node, B's node): depth-first steps
+// as exact_dive.comp takes them, then the leaf pairs met tested for a sure
+// crossing. Returns whether it found one.
+bool probe_from(uvec2 start, pair_frames f, float tol)
+{
+	mat3 r = f.r_ba, abs_r = mat3(abs(r[0]), abs(r[1]), abs(r[2]));
+	vec3 t = f.t_ba;
+	uvec2 stack[PROBE_STEPS + 1u], leaf_pairs[PROBE_LEAVES];
+	stack[0] = start;
+	uint sp = 1u, found = 0u;
+	for (uint step = 0u; step < PROBE_STEPS && sp > 0u && found < PROBE_LEAVES; step++) {
+		sp--;
+		uvec2 top = stack[sp];
+		vkcol_gpu_node na = node_at(top.x), nb = node_at(top.y);
+		if (na.count > 0u && nb.count > 0u) {
+			leaf_pairs[found] = top;
+			found++;
+		} else {
+			uvec2 item0, item1;
+			bool keep0, keep1, leaf0, leaf1;
+			split(top, na, nb, r, abs_r, t, tol, item0, item1, keep0, keep1, leaf0, leaf1);
+			if (keep1) {
+				stack[sp] = item1;
+				sp++;
+			}
+			if (keep0) {
+				stack[sp] = item0;
+				sp++;
+			}
+		}
+	}
+	// The triangle pairs of the leaf pairs whose boxes meet, as a mask per
+	// leaf pair (bit j * 4 + i: A's triangle i, B's j), then a sure-crossing
+	// test for each: a SIMD group runs that loop as often as its lane with
+	// the most such pairs needs.
+	bool crossed = false;
+	for (uint l = 0u; l < found && !crossed; l++) {
+		vkcol_gpu_node na = node_at(leaf_pairs[l].x), nb = node_at(leaf_pairs[l].y);
+		uint mask = 0u;
+		for (uint k = 0u; k < 16u; k++) {
+			uvec4 ta = triangle_at(na.first + min(k % 4u, na.count - 1u));
+			uvec4 tb = triangle_at(nb.first + min(k / 4u, nb.count - 1u));
+			vec3 a0 = vertex_at(ta.x).xyz, a1 = vertex_at(ta.y).xyz, a2 = vertex_at(ta.z).xyz;
+			vec3 b0 = r * vertex_at(tb.x).xyz + t, b1 = r * vertex_at(tb.y).xyz + t, b2 = r * vertex_at(tb.z).xyz + t;
+			vec3 gap = max(min(a0, min(a1, a2)) - max(b0, max(b1, b2)), min(b0, min(b1, b2)) - max(a0, max(a1, a2)));
+			if (k % 4u < na.count && k / 4u < nb.count && all(lessThanEqual(gap, vec3(tol))))
+				mask |= 1u << k;
+		}
+		while (mask != 0u && !crossed) {
+			uint k = uint(findLSB(mask));
+			mask &= mask - 1u;
+			uvec4 ta = triangle_at(na.first + k % 4u), tb = triangle_at(nb.first + k / 4u);
+			crossed = triangles_cross(vertex_at(ta.x).xyz, vertex_at(ta.y).xyz, vertex_at(ta.z).xyz,
+			                          r * vertex_at(tb.x).xyz + t, r * vertex_at(tb.y).xyz + t,
+			                          r * vertex_at(tb.z).xyz + t, tol);
+		}
+	}
+	return crossed;
+}
+
 // 0: the setup pass (one invocation per pair); 1: the search pass (one per
 // pair the setup listed); 2: the walk pass (one per pair the search listed).
 // Compiled apart (exact_search, exact_walk: shaders/meson.build), so that
@@ -499,19 +619,45 @@ void setup_pass(uint p)
 		state[p] = uvec2(0u, VKCOL_PAIR_DECIDED);
 		return;
 	}
+	// 1: the witness search (a solid); 2: the probe (two open meshes).
 	bool search = early && (a.inner_radius > 0.0 || b.inner_radius > 0.0);
+	// Two large surfaces go depth first from the roots (search_pass),
+	// which finds their hits as soon: no probe.
+	bool open_pair = ((a.flags | b.flags) & VKCOL_MESH_CLOSED) == 0u &&
+	                 min(a.vertex_count, b.vertex_count) < LARGE_SURFACE_VERTICES;
 	uint j = atomicAdd(counters[VKCOL_COUNTER_SEARCH], 1u);
-	frontier[j] = uvec4(p, search ? 1u : 0u, 0u, 0u);
+	frontier[j] = uvec4(p, search ? 1u : early && open_pair ? 2u : 0u, 0u, 0u);
 }
 
-// Search pass, for pair p that the setup listed: the witness search when
-// `search`, then the traversal's seed.
-void search_pass(uint p, bool search)
+// Search pass, for pair p that the setup listed with `mode` (setup_pass):
+// the witness search (1) or the probe (2), then the traversal's seed.
+void search_pass(uint p, uint mode)
 {
 	vkcol_gpu_pair pr = pair_at(p);
 	vkcol_gpu_mesh a = mesh_of(pr.mesh_a), b = mesh_of(pr.mesh_b);
 	pair_frames f = stored_frames(p);
 	float tol = pair_tolerance(a, b, f.t_ba);
+	bool search = mode == 1u;
+	if (mode == 2u) {
+		// B's cluster across A's surface, else A's across B's.
+		bool crossed = false;
+		for (uint direction = 0u; direction < 2u && !crossed; direction++) {
+			bool ba = direction == 0u;
+			vkcol_gpu_mesh from = ba ? b : a, to = ba ? a : b;
+			vec3 at, v;
+			float size;
+			if (straddle(from, to, ba ? f.r_ba : f.r_ab, ba ? f.t_ba : f.t_ab, at, v, size)) {
+				uint node_to = node_around(to, at, 2.0 * size), node_from = node_around(from, v, 2.0 * size);
+				crossed = probe_from(ba ? uvec2(node_to, node_from) : uvec2(node_from, node_to), f, tol);
+			}
+		}
+		if (crossed) {
+			atomicAdd(counters[VKCOL_COUNTER_WITNESS], 1u);
+			results[p] = vkcol_gpu_result(1u, VKCOL_GPU_STAGE_CUBE_MAP, 0.0, 0u);
+			state[p] = uvec2(0u, VKCOL_PAIR_DECIDED);
+			return;
+		}
+	}
 	if (search) {
 		// A witness of B inside A, else of A inside B; the first candidate
 		// of a direction decides it (confirmed or refuted), which bounds
@@ -638,7 +784,7 @@ void main()
 	} else if (VARIANT == 1u) {
 		if (i < counters[VKCOL_COUNTER_SEARCH]) {
 			uvec4 listed = texelFetch(frontier_texels, int(i));
-			search_pass(listed.x, listed.y != 0u);
+			search_pass(listed.x, listed.y);
 		}
 	} else if (i < min(counters[VKCOL_COUNTER_WALK], params.dive_base - params.leaf_base)) {
 		walk_pass(texelFetch(frontier_texels, int(params.capacity + i)).x);

@@ -60,10 +60,11 @@ typedef struct agreement {
 	uint64_t poses, collide, disagree, near_touching;
 } agreement;
 
-// Runs n random poses of (a, b) in exact mode and compares with the
-// reference. reach_factor scales the offset ball to (ra + rb).
-static agreement compare(vkcol_context *ctx, vkcol_mesh a, vkcol_mesh b, uint32_t n, float reach_factor, uint64_t seed,
-                         uint32_t chunk, vkcol_batch_stats *stats)
+// Runs n random poses of (a, b) in exact mode with batch flags `flags` and
+// compares with the reference. reach_factor scales the offset ball to
+// (ra + rb).
+static agreement compare_flags(vkcol_context *ctx, vkcol_mesh a, vkcol_mesh b, uint32_t n, float reach_factor,
+                               uint64_t seed, uint32_t chunk, uint32_t flags, vkcol_batch_stats *stats)
 {
 	agreement g = {0};
 	vkcol_mesh_info ia, ib; // the sphere centres: the nudges below are radial about A's
@@ -71,8 +72,12 @@ static agreement compare(vkcol_context *ctx, vkcol_mesh a, vkcol_mesh b, uint32_
 	ENSURE(vkcol_mesh_get_info(ctx, b, &ib) == VKCOL_SUCCESS);
 	vkcol_pair *pairs = random_pairs(ctx, a, b, n, reach_factor, seed);
 	vkcol_pair_result *results = malloc(n * sizeof(*results));
-	vkcol_batch_desc bd = {
-	    .pairs = pairs, .pair_count = n, .mode = VKCOL_MODE_EXACT, .chunk_pairs = chunk, .stats = stats};
+	vkcol_batch_desc bd = {.pairs = pairs,
+	                       .pair_count = n,
+	                       .mode = VKCOL_MODE_EXACT,
+	                       .flags = flags,
+	                       .chunk_pairs = chunk,
+	                       .stats = stats};
 	ENSURE(vkcol_batch_run(ctx, &bd, results) == VKCOL_SUCCESS);
 	for (uint32_t i = 0; i < n; i++) {
 		bool want = false;
@@ -111,6 +116,12 @@ static agreement compare(vkcol_context *ctx, vkcol_mesh a, vkcol_mesh b, uint32_
 	free(pairs);
 	free(results);
 	return g;
+}
+
+static agreement compare(vkcol_context *ctx, vkcol_mesh a, vkcol_mesh b, uint32_t n, float reach_factor, uint64_t seed,
+                         uint32_t chunk, vkcol_batch_stats *stats)
+{
+	return compare_flags(ctx, a, b, n, reach_factor, seed, chunk, 0, stats);
 }
 
 static void report(const char *name, agreement g)
@@ -289,14 +300,13 @@ static void test_leaf_sizes(void)
 // search change no answer and save traversal items: the same poses of two
 // open boxes with a budget of 1 (breadth first only), the default and the
 // largest budget all agree with the reference, and the default visits
-// fewer frontier items than 1; so do closed boxes touching face to face.
+// fewer frontier items than 1 (early accepts off, which would take most of
+// the colliding pairs); so do closed boxes touching face to face.
 static void test_depth_first(void)
 {
 	vkcol_context *ctx = gpu_context();
 	if (!ctx)
 		return;
-	// Open meshes: no early accept is tried, so by default every pair
-	// goes depth first.
 	meshgen_mesh box;
 	const float lo[3] = {-1, -0.3f, -0.6f}, hi[3] = {1, 0.3f, 0.6f};
 	ENSURE(meshgen_box_open(&box, lo, hi, 12));
@@ -307,7 +317,7 @@ static void test_depth_first(void)
 	for (int k = 0; k < 3; k++) {
 		ctx->batch.knobs.traverse_budget = budgets[k];
 		vkcol_batch_stats stats;
-		report(names[k], compare(ctx, m, m, 1500, 1.03f, 7, 0, &stats));
+		report(names[k], compare_flags(ctx, m, m, 1500, 1.03f, 7, 0, VKCOL_BATCH_NO_EARLY_ACCEPT, &stats));
 		for (uint32_t l = 0; l < stats.levels; l++)
 			items[k] += stats.level_items[l];
 	}
@@ -666,6 +676,11 @@ static void test_early_accept(void)
 	const vkcol_mesh eyed_opens[2] = {with_eyes, small[1]}, eyed_closeds[2] = {small[0], with_eyes};
 	check_early_accept(ctx, eyed_opens, eyed_closeds, 2, 2000, 17, 0.9f, 0.5,
 	                   "open box with eyes and torus, star and open box with eyes");
+	// Two open meshes: the probe (a cluster of one across the other's
+	// sampled surface, then a few depth-first steps there) accepts on a
+	// sure crossing only.
+	const vkcol_mesh bowls[1] = {gpu_mesh(ctx, &bowl, 32, "open box, probed")};
+	check_early_accept(ctx, bowls, bowls, 1, 2000, 29, 0.9f, 0.5, "two open boxes");
 	meshgen_free(&eye_l);
 	meshgen_free(&eye_r);
 	meshgen_free(&one_eye);
