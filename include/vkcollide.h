@@ -580,7 +580,7 @@ typedef enum vkcol_batch_flags {
 	/// map distance, confirmed exactly by a segment from that mesh's origin
 	/// meeting none of its triangles; for a vertex of an open mesh, with a
 	/// vertex of its connected piece beyond the other's box; and, between
-	/// two open meshes, a probe: a few depth-first steps where one's
+	/// two open meshes of similar size, a probe: a few depth-first steps where one's
 	/// vertices straddle the other's sampled surface, accepting a sure edge
 	/// crossing only); every pair that the bounds do not reject goes
 	/// through the tree traversal. For measurement: the answers are the

@@ -482,6 +482,12 @@ uint node_around(vkcol_gpu_mesh m, vec3 x, float size)
 // Depth-first steps of the probe, and the leaf pairs it tests.
 const uint PROBE_STEPS = 48u, PROBE_LEAVES = 12u;
 
+// Two open meshes are probed only when their bounding radii lie within this
+// factor of each other: the spider at the centre of the engine (1 : 77, an
+// assembly of open parts) was accepted on no pose of 4,000, and the probe
+// cost it x1.21 (docs/performance-notes.md).
+const float PROBE_SIZE_RATIO = 8.0;
+
 // The probe from node pair `start` (A's node, B's node): depth-first steps
 // as exact_dive.comp takes them, then the leaf pairs met tested for a sure
 // crossing. Returns whether it found one.
@@ -622,9 +628,11 @@ void setup_pass(uint p)
 	// 1: the witness search (a solid); 2: the probe (two open meshes).
 	bool search = early && (a.inner_radius > 0.0 || b.inner_radius > 0.0);
 	// Two large surfaces go depth first from the roots (search_pass),
-	// which finds their hits as soon: no probe.
+	// which finds their hits as soon: no probe. Nor for meshes of very
+	// different sizes (PROBE_SIZE_RATIO).
 	bool open_pair = ((a.flags | b.flags) & VKCOL_MESH_CLOSED) == 0u &&
-	                 min(a.vertex_count, b.vertex_count) < LARGE_SURFACE_VERTICES;
+	                 min(a.vertex_count, b.vertex_count) < LARGE_SURFACE_VERTICES &&
+	                 max(a.sphere_radius, b.sphere_radius) <= PROBE_SIZE_RATIO * min(a.sphere_radius, b.sphere_radius);
 	uint j = atomicAdd(counters[VKCOL_COUNTER_SEARCH], 1u);
 	frontier[j] = uvec4(p, search ? 1u : early && open_pair ? 2u : 0u, 0u, 0u);
 }
