@@ -630,11 +630,11 @@ void setup_pass(uint p)
 	// Two large surfaces go depth first from the roots (search_pass),
 	// which finds their hits as soon: no probe. Nor for meshes of very
 	// different sizes (PROBE_SIZE_RATIO).
-	bool open_pair = ((a.flags | b.flags) & VKCOL_MESH_CLOSED) == 0u &&
+	bool probe = ((a.flags | b.flags) & VKCOL_MESH_CLOSED) == 0u &&
 	                 min(a.vertex_count, b.vertex_count) < LARGE_SURFACE_VERTICES &&
 	                 max(a.sphere_radius, b.sphere_radius) <= PROBE_SIZE_RATIO * min(a.sphere_radius, b.sphere_radius);
 	uint j = atomicAdd(counters[VKCOL_COUNTER_SEARCH], 1u);
-	frontier[j] = uvec4(p, search ? 1u : early && open_pair ? 2u : 0u, 0u, 0u);
+	frontier[j] = uvec4(p, search ? 1u : early && probe ? 2u : 0u, 0u, 0u);
 }
 
 // Search pass, for pair p that the setup listed with `mode` (setup_pass):

@@ -258,7 +258,10 @@ static uint32_t emit_tree(const mesh_cpu *m, const uint32_t *remap, uint32_t use
 			pieces++;
 		}
 	for (uint32_t v = 0; v < used; v++) {
-		uint32_t *ext = &pieces_out[VKCOL_PIECE_VERTICES * slot[find_root(parent, v)]];
+		uint32_t piece = slot[find_root(parent, v)];
+		// Each vertex's piece, in its fourth word (vertex_piece, pools.glsl).
+		memcpy(&verts[4 * (size_t)v + 3], &piece, sizeof piece);
+		uint32_t *ext = &pieces_out[VKCOL_PIECE_VERTICES * piece];
 		for (int k = 0; k < 3; k++) {
 			if (verts[4 * (size_t)v + k] < verts[4 * (size_t)ext[2 * k] + k])
 				ext[2 * k] = v;
@@ -268,11 +271,6 @@ static uint32_t emit_tree(const mesh_cpu *m, const uint32_t *remap, uint32_t use
 	}
 	for (uint32_t i = 0; i < VKCOL_PIECE_VERTICES * pieces; i++)
 		pieces_out[i] += vertex_first;
-	// Each vertex's piece, in its fourth word (vertex_piece, pools.glsl).
-	for (uint32_t v = 0; v < used; v++) {
-		uint32_t piece = slot[find_root(parent, v)];
-		memcpy(&verts[4 * (size_t)v + 3], &piece, sizeof piece);
-	}
 	return pieces;
 }
 
