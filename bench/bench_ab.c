@@ -7,6 +7,7 @@
 // its quartiles (an A/A run gives 1.00 +- 0.02 here). Usage:
 //
 //   bench_ab LIB_A LIB_B A B [common options] [--rounds R] [--subset S] [--mode M]
+//            [--flags F] [--budget N]
 //
 // LIB_A, LIB_B: paths of two libvkcollide.so builds (distinct files); the
 // first of --batch-sizes is the batch (default 20,000 poses here); --subset
@@ -34,12 +35,18 @@ typedef struct ab_options {
 	int rounds;
 	int subset; // 0 all, 1 colliding, 2 non-colliding
 	vkcol_mode mode;
-	uint32_t flags; // vkcol_batch_flags of every batch
+	uint32_t flags;  // vkcol_batch_flags of every batch
+	uint32_t budget; // vkcol_batch_desc.vertex_budget of every batch
+	bool stats;      // print each build's counters and pass times of one batch
 } ab_options;
 
 static int own_option(void *user, const char *arg, const char *value)
 {
 	ab_options *ab = user;
+	if (!strcmp(arg, "--stats")) {
+		ab->stats = true;
+		return 1;
+	}
 	if (!value)
 		return 0;
 	if (!strcmp(arg, "--rounds")) {
@@ -54,6 +61,10 @@ static int own_option(void *user, const char *arg, const char *value)
 		ab->flags = (uint32_t)strtoul(value, NULL, 0);
 		return 2;
 	}
+	if (!strcmp(arg, "--budget")) {
+		ab->budget = (uint32_t)strtoul(value, NULL, 0);
+		return 2;
+	}
 	if (!strcmp(arg, "--mode")) {
 		ab->mode = !strcmp(value, "approx") ? VKCOL_MODE_APPROX : !strcmp(value, "exact") ? VKCOL_MODE_EXACT : -1;
 		return (int)ab->mode >= 0 ? 2 : 0;
@@ -64,7 +75,9 @@ static int own_option(void *user, const char *arg, const char *value)
 static const char own_usage[] = "  --rounds R               batches per build (default 40)\n"
                                 "  --subset S               all, colliding or noncolliding (by build A)\n"
                                 "  --mode M                 approx (default) or exact\n"
-                                "  --flags F                vkcol_batch_flags of every batch (1: no early accept)\n";
+                                "  --flags F                vkcol_batch_flags of every batch (1: no early accept)\n"
+                                "  --budget N               approx mode's vertex budget (default 0: every vertex)\n"
+                                "  --stats                  also print each build's counters and pass times (one batch)\n";
 
 static double cpu_seconds(void)
 {
@@ -132,7 +145,7 @@ int main(int argc, char **argv)
 		load_build(&b[k], paths[k], &p, n);
 	vkcol_pair_result *r = bench_calloc(n, sizeof *r);
 	// The subset, by build A's answers; the same poses for both builds.
-	vkcol_batch_desc d = {.pairs = b[0].pairs, .pair_count = n, .mode = ab.mode, .flags = ab.flags};
+	vkcol_batch_desc d = {.pairs = b[0].pairs, .pair_count = n, .mode = ab.mode, .flags = ab.flags, .vertex_budget = ab.budget};
 	if (b[0].batch_run(b[0].ctx, &d, r) != VKCOL_SUCCESS)
 		bench_die("%s", "vkcol_batch_run failed");
 	size_t m = 0;
@@ -148,15 +161,39 @@ int main(int argc, char **argv)
 	if (m == 0)
 		bench_die("%s", "no pose in the subset");
 	double *cpu[2], *ratio = bench_calloc((size_t)ab.rounds, sizeof(double));
+	// The builds' answers on the subset, compared: a speed change should
+	// not change them (approx mode's depths included).
+	vkcol_pair_result *answers[2];
 	for (int k = 0; k < 2; k++) {
 		cpu[k] = bench_calloc((size_t)ab.rounds, sizeof(double));
-		vkcol_batch_desc warm = {.pairs = b[k].pairs, .pair_count = m, .mode = ab.mode, .flags = ab.flags};
-		b[k].batch_run(b[k].ctx, &warm, r); // compiles, pools, scratch buffers
+		vkcol_batch_desc warm = {.pairs = b[k].pairs, .pair_count = m, .mode = ab.mode, .flags = ab.flags, .vertex_budget = ab.budget};
+		answers[k] = bench_calloc(m, sizeof(vkcol_pair_result));
+		if (b[k].batch_run(b[k].ctx, &warm, answers[k]) != VKCOL_SUCCESS) // compiles, pools, scratch buffers
+			bench_die("%s", "vkcol_batch_run failed");
+		if (ab.stats) {
+			vkcol_batch_stats st;
+			warm.stats = &st;
+			warm.flags |= VKCOL_BATCH_TIMESTAMPS;
+			if (b[k].batch_run(b[k].ctx, &warm, r) != VKCOL_SUCCESS)
+				bench_die("%s", "vkcol_batch_run failed");
+			printf("%c: per pair %.1f vertex tests, %.1f cube samples, %.3f colliding; device us per pair:", 'A' + k,
+			       (double)st.vertex_tests / m, (double)st.cube_samples / m, (double)st.collisions / m);
+			for (int s = 0; s < VKCOL_TIMED_STAGE_COUNT; s++)
+				printf(" %.3f", 1e6 * st.stage_seconds[s] / m);
+			printf("\n");
+		}
 	}
+	size_t differ = 0, deeper = 0;
+	for (size_t i = 0; i < m; i++) {
+		differ += answers[0][i].collide != answers[1][i].collide;
+		deeper += answers[0][i].collide && answers[1][i].collide &&
+		          answers[0][i].penetration != answers[1][i].penetration;
+	}
+	printf("answers: %zu of %zu differ between the builds (%zu more with another depth)\n", differ, m, deeper);
 	for (int i = 0; i < ab.rounds; i++)
 		for (int j = 0; j < 2; j++) {
 			int k = (i & 1) ? 1 - j : j;
-			vkcol_batch_desc run = {.pairs = b[k].pairs, .pair_count = m, .mode = ab.mode, .flags = ab.flags};
+			vkcol_batch_desc run = {.pairs = b[k].pairs, .pair_count = m, .mode = ab.mode, .flags = ab.flags, .vertex_budget = ab.budget};
 			double c0 = cpu_seconds();
 			if (b[k].batch_run(b[k].ctx, &run, r) != VKCOL_SUCCESS)
 				bench_die("%s", "vkcol_batch_run failed");
