@@ -153,7 +153,9 @@ side side_of(vkcol_gpu_pair pr, pair_frames f, uint direction)
 // open s.to bounds no solid (only surfaces count, as in exact mode): the
 // cluster hits when its vertices lie on both sides of s.to's nearest (R)
 // or farthest (G) surface along their rays, a sampled surface crossing;
-// the depth is then how far the deepest of them lies below G.
+// the depth is then how far the deepest of them lies below G. A vertex
+// whose sample blends in a ray that misses s.to (VKCOL_MAP_MISS) is on
+// neither side.
 // Two passes: the vertices inside s.to's box and outside the ball its
 // clearance field clears around the cluster's grid point (clearance_ball:
 // read once per cluster, so a vertex costs a distance, not a lookup), as a
@@ -196,7 +198,9 @@ float test_cluster(side s, uint c)
 		if (!open_to) {
 			if (dist <= rg.g)
 				depth = rg.g - dist;
-		} else {
+		} else if (rg.r >= 0.0) {
+			// (A negative sample blends in a ray that misses `to`: no
+			// surface there, the vertex is on neither side.)
 			bvec2 b = lessThan(vec2(dist), rg);
 			below_rg = bvec2(below_rg.x || b.x, below_rg.y || b.y);
 			above_rg = bvec2(above_rg.x || !b.x, above_rg.y || !b.y);

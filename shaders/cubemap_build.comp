@@ -4,7 +4,8 @@
 // d). One invocation per texel casts the ray from the origin through the
 // texel centre through the mesh's flattened AABB tree (tree_walk.glsl) and
 // records the nearest hit (R, "inner") and the farthest hit (G, "outer").
-// A ray that hits nothing stores (0, 0): no surface in that direction.
+// A ray that hits nothing stores (VKCOL_MAP_MISS, VKCOL_MAP_MISS): no
+// surface in that direction (shared.h).
 #version 450
 #include "shared.h"
 #include "common.glsl"
@@ -81,5 +82,5 @@ void main()
 			farthest = max(farthest, t);
 		}
 	}
-	texels[texel] = farthest < 0.0 ? vec2(0.0) : vec2(nearest, farthest);
+	texels[texel] = farthest < 0.0 ? vec2(VKCOL_MAP_MISS) : vec2(nearest, farthest);
 }

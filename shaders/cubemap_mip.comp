@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // One mip level of a distance cube map from the level above: R (nearest
 // surface) is the minimum of the four texels it covers, G (farthest surface)
-// the maximum, so a coarser level stays conservative in both directions.
+// the maximum, so a coarser level stays conservative in both directions (a
+// miss, VKCOL_MAP_MISS, is the least R of any texel it is among).
 #version 450
 #include "shared.h"
 #include "common.glsl"

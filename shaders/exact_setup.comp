@@ -449,7 +449,9 @@ bool straddle(vkcol_gpu_mesh from, vkcol_gpu_mesh to, mat3 r, vec3 t, out vec3 p
 		vec3 x = vertex_at(cluster_vertex(from, near, k)).xyz, d = r * x + t - o;
 		float dist = length(d);
 		float nearest = dist > 0.0 ? map_sample(to.map_array, d, float(to.map_layer), 0.0).r : 0.0;
-		bool in_front = dist < nearest, behind = !in_front;
+		// A negative sample blends in a ray that misses `to` (shared.h's
+		// VKCOL_MAP_MISS): no surface for the vertex to be on either side of.
+		bool in_front = dist < nearest, behind = nearest >= 0.0 && !in_front;
 		p = in_front && !below ? o + d * (nearest / dist) : p;
 		v = in_front && !below ? x : v;
 		below = below || in_front;

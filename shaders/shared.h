@@ -226,6 +226,14 @@ VKCOL_STRUCT(vkcol_gpu_mesh) {
 #define VKCOL_MESH_CLOSED 1u
 #define VKCOL_MESH_STAR_SHAPED 2u
 
+// The (R, G) texel of a distance cube map whose ray misses the mesh. Linear
+// filtering blends it into its neighbours' samples, and any sample it
+// enters with a weight the filter can give (even 2^-16 of the hit value's
+// 1) comes out negative: the vertex tests read a negative sample as no
+// surface in that direction, not as a surface between the hits and the
+// origin.
+#define VKCOL_MAP_MISS (-1.0e30)
+
 // At most this many inner balls per mesh (vkcol_gpu_mesh.ball_count).
 #define VKCOL_INNER_BALLS 16
 

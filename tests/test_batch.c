@@ -124,16 +124,22 @@ static void test_spheres_analytic(void)
 // a wall does, both ways round, as the reference says. Approx mode tests
 // whether the cube's vertices lie on both sides of the bowl's surface along
 // their rays; a vertex within the bowl's map distance alone is no hit
-// there (it was before, for every pose inside the bowl's hull).
+// there (it was before, for every pose inside the bowl's hull). A ring
+// lying in the hollow, whose rays pass the rim into the open side, does not
+// collide either: where the bowl's map blends a ray that misses the bowl
+// into its neighbours, no surface is sampled (it had been one falling to 0,
+// which the ring's vertices straddled).
 static void test_open_mesh(void)
 {
 	vkcol_context *ctx = gpu_context();
 	if (!ctx)
 		return;
-	meshgen_mesh bowl;
+	meshgen_mesh bowl, ring;
 	const float lo[3] = {-1, -1, -1}, hi[3] = {1, 1, 1};
 	ENSURE(meshgen_box_open(&bowl, lo, hi, 4));
+	ENSURE(meshgen_torus(&ring, 0.75f, 0.1f, 48, 12));
 	vkcol_mesh open = gpu_mesh(ctx, &bowl, 64, "bowl"), cube = gpu_cube(ctx, 0.15f, 64, "cube");
+	vkcol_mesh torus = gpu_mesh(ctx, &ring, 64, "ring");
 	// In the hollow, across the +x wall, across the -y wall, across the
 	// bottom, in the hollow turned, apart.
 	const float at[][3] = {{0, 0, -0.5f}, {0.95f, 0, -0.4f}, {0.2f, -1.05f, -0.3f},
@@ -156,7 +162,25 @@ static void test_open_mesh(void)
 		ENSURE_MSG((int)results[i].collide == hit[i / 2], "pair %d: approx %u (stage %u), expected %d", i,
 		           results[i].collide, results[i].stage, hit[i / 2]);
 	}
+	// The ring flat in the hollow at heights where its rays from the
+	// bowl's origin (the area centroid, z = -0.2) cross the rim's, both
+	// ways round, at map resolutions 32 and 64.
+	vkcol_mesh open32 = gpu_mesh(ctx, &bowl, 32, "bowl 32");
+	for (int i = 0; i < 2 * POSES; i++) {
+		vkcol_mesh b = i % 4 < 2 ? open : open32;
+		vkcol_pose p = pose_rot(0.05f * (float)i, 0, 0, 1, 0, 0, 0.3f + 0.03f * (float)(i / 2));
+		pairs[i] = i % 2 ? (vkcol_pair){torus, b, p, pose_identity()} : (vkcol_pair){b, torus, pose_identity(), p};
+	}
+	ENSURE(run(ctx, pairs, 2 * POSES, results, 0) == VKCOL_SUCCESS);
+	for (int i = 0; i < 2 * POSES; i++) {
+		bool ref = true;
+		ENSURE(vkcol_reference_collide(ctx, &pairs[i], &ref) == VKCOL_SUCCESS);
+		ENSURE_MSG(!ref, "ring pose %d: reference %d", i, ref);
+		ENSURE_MSG(!results[i].collide, "ring pair %d: approx %u (stage %u), expected 0", i, results[i].collide,
+		           results[i].stage);
+	}
 	meshgen_free(&bowl);
+	meshgen_free(&ring);
 	ENSURE_EQ_INT(vkcol_context_validation_message_count(ctx), 0);
 	vkcol_context_destroy(ctx);
 }

@@ -123,7 +123,7 @@ void cubemap_reference(const mesh_cpu *mesh, uint32_t resolution, float *texels)
 					t[0] = (float)lo;
 					t[1] = (float)hi;
 				} else {
-					t[0] = t[1] = 0.0f;
+					t[0] = t[1] = (float)VKCOL_MAP_MISS;
 				}
 			}
 	uint32_t levels = cubemap_level_count(resolution);
