@@ -156,8 +156,8 @@ side side_of(vkcol_gpu_pair pr, pair_frames f, uint direction)
 // the depth is then how far the deepest of them lies below G. A vertex
 // whose sample blends in a ray that misses s.to (VKCOL_MAP_MISS) is on
 // neither side.
-// Two passes: the vertices inside s.to's box and outside the ball its
-// clearance field clears around the cluster's grid point (clearance_ball:
+// Two passes: the vertices inside s.to's box and (s.to closed) outside the
+// ball its clearance field clears around the cluster's grid point (clearance_ball:
 // read once per cluster, so a vertex costs a distance, not a lookup), as a
 // mask, then a sample for each of them. A SIMD driver runs the sampling
 // loop as often as the pair with the most such vertices needs, not once per
@@ -170,7 +170,10 @@ float test_cluster(side s, uint c)
 	uint first = from.vertex_first + c * VKCOL_CLUSTER_SIZE;
 	uint count = min(VKCOL_CLUSTER_SIZE, from.vertex_first + from.vertex_count - first);
 	vec4 clear = clearance_ball(s.clear, s.r * cluster_at(from.cluster_first + c).xyz + s.t);
-	if (!s.clears)
+	// Against an open s.to a cleared vertex may lie where the map misses
+	// s.to, on neither side of it: those are sampled.
+	bool open_to = (to.flags & VKCOL_MESH_CLOSED) == 0u;
+	if (!s.clears || open_to)
 		clear.w = 0.0;
 	uint boxed = 0u;
 	for (uint k = 0u; k < count; k++) {
@@ -181,7 +184,6 @@ float test_cluster(side s, uint c)
 	g_vertex_tests += count;
 	// Vertices left out (outside to's box or in the cleared ball) lie
 	// beyond to's farthest surface, so above both.
-	bool open_to = (to.flags & VKCOL_MESH_CLOSED) == 0u;
 	bool above = uint(bitCount(boxed)) < count;
 	bvec2 below_rg = bvec2(false), above_rg = bvec2(above);
 	float depth = -1.0, deepest = 0.0;

@@ -190,7 +190,8 @@ static void test_open_mesh(void)
 // same collide flags and stages with the cone bounds off, with the
 // clearance fields off, with a cluster job list of one job and with a
 // group job list of one job, on random poses of a torus, a box, an open
-// grid, a triangle soup and a body with thin legs against other meshes;
+// grid, a triangle soup, a body with thin legs and an open box around a
+// torus against other meshes;
 // the cone bounds do skip vertices, and the clearance fields skip more
 // of the legged body's, and sample fewer of those they leave. No result carries a spill mark (word 3) out.
 static void test_cluster_culling(void)
@@ -198,21 +199,24 @@ static void test_cluster_culling(void)
 	vkcol_context *ctx = gpu_context();
 	if (!ctx)
 		return;
-	meshgen_mesh torus, box, sphere, grid, soup, spider;
+	meshgen_mesh torus, box, sphere, grid, soup, spider, bowl;
 	const float c[3] = {0, 0, 0}, lo[3] = {-0.7f, -0.5f, -0.3f}, hi[3] = {0.7f, 0.5f, 0.3f};
+	const float bowl_lo[3] = {-2.0f, -2.0f, -2.0f}, bowl_hi[3] = {2.0f, 2.0f, 2.0f};
 	ENSURE(meshgen_torus(&torus, 1.0f, 0.35f, 48, 24));
 	ENSURE(meshgen_box(&box, lo, hi, 8, true));
 	ENSURE(meshgen_sphere(&sphere, c, 0.8f, 24, 48));
 	ENSURE(meshgen_grid(&grid, 16, 16, 2.0f, 2.0f));
 	ENSURE(meshgen_soup(&soup, 400, 1.0f, 0.2f, 5));
 	ENSURE(meshgen_spider(&spider, 8, 0.5f, 2.0f, 0.08f));
+	ENSURE(meshgen_box_open(&bowl, bowl_lo, bowl_hi, 8));
 	vkcol_mesh mt = gpu_mesh(ctx, &torus, 64, "torus"), mb = gpu_mesh(ctx, &box, 64, "box"),
 	           ms = gpu_mesh(ctx, &sphere, 64, "sphere"), mg = gpu_mesh(ctx, &grid, 64, "grid"),
-	           mx = gpu_mesh(ctx, &soup, 64, "soup"), mp = gpu_mesh(ctx, &spider, 64, "spider");
+	           mx = gpu_mesh(ctx, &soup, 64, "soup"), mp = gpu_mesh(ctx, &spider, 64, "spider"),
+	           mw = gpu_mesh(ctx, &bowl, 64, "bowl");
 	const struct {
 		vkcol_mesh a, b;
 		float radius;
-	} cases[] = {{mt, mt, 2.4f}, {mb, ms, 1.6f}, {mg, ms, 1.6f}, {mx, mt, 3.4f}, {mt, mp, 2.6f}};
+	} cases[] = {{mt, mt, 2.4f}, {mb, ms, 1.6f}, {mg, ms, 1.6f}, {mx, mt, 3.4f}, {mt, mp, 2.6f}, {mw, mt, 1.0f}};
 	const uint64_t per_case = 2000;
 	const uint64_t n = per_case * ARRAY_LEN(cases);
 	vkcol_pair *pairs = malloc(n * sizeof(*pairs));
@@ -287,6 +291,7 @@ static void test_cluster_culling(void)
 	meshgen_free(&grid);
 	meshgen_free(&soup);
 	meshgen_free(&spider);
+	meshgen_free(&bowl);
 	ENSURE_EQ_INT(vkcol_context_validation_message_count(ctx), 0);
 	vkcol_context_destroy(ctx);
 }
