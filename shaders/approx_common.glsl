@@ -57,18 +57,25 @@ float map_lod(vkcol_gpu_mesh to)
 }
 
 // May the ball cs (centre, radius) of `from`'s vertices, placed in `to`'s
-// frame by x -> r x + t, hold a vertex inside `to`? Not when it misses `to`'s
-// AABB, nor, with `cones`, when it lies beyond `to`'s map in every direction
-// it covers. d2: squared distance of its centre from `to`'s origin.
-bool ball_may_hit(vkcol_gpu_mesh to, mat3 r, vec3 t, vec4 cs, bool cones, out float d2, out vec3 cc)
+// frame by x -> r x + t, hold a vertex inside `to` (for an open `to`: a
+// vertex on either side of its sampled surfaces, test_cluster)? Not when it
+// misses `to`'s AABB, nor, with `cones`, when it lies beyond `to`'s map in
+// every direction it covers, nor, with `open` (`to` open), when it lies
+// inside `to`'s AABB and, in every such direction, before its nearest
+// sampled surface or between its nearest and farthest (cone_rules_out; a
+// vertex outside the box counts as beyond the surfaces, so the ball must be
+// inside). d2: squared distance of its centre from `to`'s origin.
+bool ball_may_hit(vkcol_gpu_mesh to, mat3 r, vec3 t, vec4 cs, bool cones, bool open, out float d2, out vec3 cc)
 {
 	cc = r * cs.xyz + t;
-	vec3 gap = max(max(box_min(to) - cc, cc - box_max(to)), vec3(0.0));
+	// Per axis, how far the centre lies beyond the box's slab (< 0 within).
+	vec3 beyond = max(box_min(to) - cc, cc - box_max(to)), gap = max(beyond, vec3(0.0));
 	vec3 off = cc - vec3(to.origin_x, to.origin_y, to.origin_z);
 	d2 = dot(off, off);
 	if (dot(gap, gap) > cs.w * cs.w)
 		return false;
-	return !(cones && cone_beyond(to, off, sqrt(d2), cs.w));
+	bool inside = all(lessThanEqual(beyond, vec3(-cs.w)));
+	return !(cones && cone_rules_out(to, off, sqrt(d2), cs.w, open && inside));
 }
 
 // The job lists (shared.h): cluster jobs, group jobs, spilled pairs.
@@ -111,6 +118,7 @@ struct side {
 	vec3 t;
 	uint direction;
 	bool cones;     // cone bounds apply (level 0's linear filtering only)
+	bool open;      // and so do the inner distance's (s.to open, cone_bound.glsl)
 	bool clears;    // and so does s.to's clearance field (cone_bound.glsl)
 	uint groups;    // groups of `from`
 	uint span;      // groups per bit of `touching`: groups / 32, rounded up
@@ -135,6 +143,7 @@ side side_of(vkcol_gpu_pair pr, pair_frames f, uint direction)
 	s.direction = direction;
 	s.cones = map_lod(s.to) == 0.0 && (params.flags & VKCOL_APPROX_NO_CONES) == 0u;
 	s.clears = s.cones && (params.flags & VKCOL_APPROX_NO_CLEARANCE) == 0u;
+	s.open = s.cones && (s.to.flags & VKCOL_MESH_CLOSED) == 0u && (params.flags & VKCOL_APPROX_NO_OPEN_BOUNDS) == 0u;
 	s.groups = (s.from.cluster_count + VKCOL_GROUP_CLUSTERS - 1u) / VKCOL_GROUP_CLUSTERS;
 	s.span = (s.groups + 31u) / 32u;
 	s.touching = 0u;
@@ -232,7 +241,7 @@ uint group_mask(side s, uint g, out uint closest)
 	for (uint c = first; c < end; c++) {
 		vec4 cs = cluster_at(s.from.cluster_first + c);
 		vec3 cc;
-		if (ball_may_hit(s.to, s.r, s.t, cs, s.cones, d2, cc) && !(s.clears && clearance_beyond(s.clear, cc, cs.w))) {
+		if (ball_may_hit(s.to, s.r, s.t, cs, s.cones, s.open, d2, cc) && !(s.clears && clearance_beyond(s.clear, cc, cs.w))) {
 			mask |= 1u << (c - first);
 			if (d2 < closest_d2) {
 				closest_d2 = d2;

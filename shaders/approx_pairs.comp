@@ -52,7 +52,7 @@ float test_nearest(inout side s)
 	float nearest_d2 = 3.4e38, d2;
 	vec3 cc;
 	for (uint g = 0u; g < s.groups; g++) {
-		if (!ball_may_hit(s.to, s.r, s.t, cluster_at(group_first + g), s.cones, d2, cc))
+		if (!ball_may_hit(s.to, s.r, s.t, cluster_at(group_first + g), s.cones, s.open, d2, cc))
 			continue;
 		s.touching |= 1u << (g / s.span);
 		if (d2 < nearest_d2) {
@@ -110,7 +110,7 @@ float test_all(side ba, side ab)
 		side s = direction == 0u ? ba : ab;
 		uint group_first = s.from.cluster_first + s.from.cluster_count;
 		for (uint g = 0u; g < s.groups && depth < 0.0; g++) {
-			uint mask = ball_may_hit(s.to, s.r, s.t, cluster_at(group_first + g), s.cones, d2, cc) ? group_mask(s, g, closest) : 0u;
+			uint mask = ball_may_hit(s.to, s.r, s.t, cluster_at(group_first + g), s.cones, s.open, d2, cc) ? group_mask(s, g, closest) : 0u;
 			while (mask != 0u && depth < 0.0) {
 				depth = test_cluster(s, g * VKCOL_GROUP_CLUSTERS + uint(findLSB(mask)));
 				mask &= mask - 1u;

@@ -7,7 +7,7 @@
 #define VKCOL_CONE_BOUND_GLSL
 
 #if VKCOL_CONE_LEVELS != 5 || VKCOL_CONE_CELLS != 16
-#error cone_beyond's sines are those of 5 levels from 16 cells
+#error cone_rules_out's sines are those of 5 levels from 16 cells
 #endif
 
 // Cell of direction d (not zero) at a level of n x n cells per face.
@@ -28,9 +28,13 @@ uint cone_cell(vec3 d, uint n)
 // Is the ball of radius rho around the point at offset d from `to`'s origin
 // (|d| = len) wholly beyond `to`'s outer map distance, as linear filtering
 // at level 0 samples it in any direction the ball covers? Then none of its
-// points lies inside by the cube-map test. False when no bound applies (the
-// ball holds the origin, or covers a cone too wide for the coarsest level).
-bool cone_beyond(vkcol_gpu_mesh to, vec3 d, float len, float rho)
+// points lies inside by the cube-map test. With `open` (an open `to`, whose
+// sampled surfaces alone count), also true when the ball lies, in every
+// direction it covers, wholly before `to`'s inner distance R, or wholly
+// beyond R and before the outer distance G: then no two of its points lie
+// on either side of R or of G. False when no bound applies (the ball holds
+// the origin, or covers a cone too wide for the coarsest level).
+bool cone_rules_out(vkcol_gpu_mesh to, vec3 d, float len, float rho, bool open)
 {
 	if (len <= rho)
 		return false;
@@ -45,8 +49,8 @@ bool cone_beyond(vkcol_gpu_mesh to, vec3 d, float len, float rho)
 	uint n = uint(VKCOL_CONE_CELLS) >> level;
 	// Levels before this one hold 6 (C^2 + (C/2)^2 + ...) = 8 (C^2 - n^2) cells.
 	uint offset = 8u * (uint(VKCOL_CONE_CELLS * VKCOL_CONE_CELLS) - n * n);
-	uint at = offset + cone_cell(d, n);
-	return len - rho > cluster_at(to.cone_first + (at >> 2))[at & 3u];
+	vec4 cone = cluster_at(to.cone_first + offset + cone_cell(d, n));
+	return len - rho > cone.x || (open && (len + rho < cone.y || (len - rho > cone.z && len + rho < cone.w)));
 }
 
 // A mesh's clearance field (src/geometry/clearance.h): grid = (minimum, cell
@@ -59,7 +63,7 @@ struct clearance_grid {
 
 clearance_grid clearance_of(vkcol_gpu_mesh to)
 {
-	uint first = to.cone_first + uint(VKCOL_CONE_FLOATS / 4) + to.ball_count;
+	uint first = to.cone_first + uint(VKCOL_CONE_TEXELS) + to.ball_count;
 	return clearance_grid(cluster_at(first), cluster_at(first + 1u), first + uint(VKCOL_CLEARANCE_HEADER));
 }
 

@@ -100,7 +100,7 @@ bool segment_clear(vkcol_gpu_mesh m, vec3 o, vec3 v, float tol)
 vec4 ball_of(vkcol_gpu_mesh m, uint i)
 {
 	return i == 0u ? vec4(m.origin_x, m.origin_y, m.origin_z, m.inner_radius)
-	               : cluster_at(m.cone_first + VKCOL_CONE_FLOATS / 4u + i - 1u);
+	               : cluster_at(m.cone_first + VKCOL_CONE_TEXELS + i - 1u);
 }
 
 // Do the inner balls of closed meshes a and b overlap (then the solids share

@@ -207,7 +207,7 @@ VKCOL_STRUCT(vkcol_gpu_mesh) {
 	VKCOL_U32 piece_first;   // VKCOL_PIECE_VERTICES vertices per connected piece, in the piece pool
 	VKCOL_U32 piece_count;
 	VKCOL_U32 tree_depth;
-	// Into the cluster pool (vec4 units): the mesh's VKCOL_CONE_FLOATS cone
+	// Into the cluster pool (vec4 units): the mesh's VKCOL_CONE_TEXELS cone
 	// bounds (cone_bound.glsl).
 	VKCOL_U32 cone_first;
 	// Inner balls besides the origin's (vec4: centre, radius; each inside
@@ -242,17 +242,21 @@ VKCOL_STRUCT(vkcol_gpu_mesh) {
 
 // Cone bounds of a distance cube map (src/geometry/cone_bound.c): level l = 0 ..
 // VKCOL_CONE_LEVELS - 1 divides each cube face into n x n cells, n =
-// VKCOL_CONE_CELLS >> l, and holds per cell an upper bound of the map's outer
-// distance over every direction within VKCOL_CONE_ANGLE(l) radians of the
-// cell. Cells are numbered (face * n + j) * n + i within a level, levels
-// follow each other from the finest.
+// VKCOL_CONE_CELLS >> l, and holds per cell one vec4 of bounds over every
+// direction within VKCOL_CONE_ANGLE(l) radians of the cell: an upper bound
+// of the map's outer distance (channel G); then, for an open mesh (else 0),
+// a lower and an upper bound of its inner distance (R) and a lower bound of
+// G, the lower bounds 0 where a ray among those directions misses the mesh.
+// Cells are numbered (face * n + j) * n + i within a level, levels follow
+// each other from the finest.
 #define VKCOL_CONE_CELLS 16
 #define VKCOL_CONE_LEVELS 5
 #define VKCOL_CONE_ANGLE(l) ((1 << (l)) * (1.0 / VKCOL_CONE_CELLS))
-#define VKCOL_CONE_FLOATS 2048 // 6 * (256 + 64 + 16 + 4 + 1) = 2046, padded to whole vec4s
+#define VKCOL_CONE_TEXELS 2048 // 6 * (256 + 64 + 16 + 4 + 1) = 2046 cells, padded
+#define VKCOL_CONE_FLOATS (4 * VKCOL_CONE_TEXELS)
 
 // Clearance field (src/geometry/clearance.h), in the cluster pool right after
-// the inner balls (vec4 units, from cone_first + VKCOL_CONE_FLOATS / 4 +
+// the inner balls (vec4 units, from cone_first + VKCOL_CONE_TEXELS +
 // ball_count): a header of VKCOL_CLEARANCE_HEADER texels, (grid minimum, cell
 // edge) as floats, the grid's points per axis (x, y, z) as uints and the
 // filter's reach (float); then one float per grid point, x fastest, four per
@@ -310,6 +314,7 @@ VKCOL_STRUCT(vkcol_approx_params) {
 #define VKCOL_APPROX_STATS 1u
 #define VKCOL_APPROX_NO_CONES 2u
 #define VKCOL_APPROX_NO_CLEARANCE 4u // the clearance fields off (tests)
+#define VKCOL_APPROX_NO_OPEN_BOUNDS 8u // open meshes' bounds of the inner distance off (tests)
 
 // Statistics counters of approx mode (VKCOL_APPROX_BINDING_STATS): 64-bit
 // values as (low, high) uint pairs, added to with carry.

@@ -188,20 +188,23 @@ static void test_open_mesh(void)
 // Skipping vertex clusters by their cone bounds and clearance fields, and
 // spilling pairs whose jobs do not fit (shared.h), change no answer: the
 // same collide flags and stages with the cone bounds off, with the
-// clearance fields off, with a cluster job list of one job and with a
-// group job list of one job, on random poses of a torus, a box, an open
-// grid, a triangle soup, a body with thin legs and an open box around a
-// torus against other meshes;
-// the cone bounds do skip vertices, and the clearance fields skip more
-// of the legged body's, and sample fewer of those they leave. No result carries a spill mark (word 3) out.
+// clearance fields off, with a cluster job list of one job, with a group
+// job list of one job and with an open mesh's bounds of its inner distance
+// off, on random poses of a torus, a box, an open grid, a triangle soup, a
+// body with thin legs, an open box around a torus and two open boxes, one
+// in the other, around a small ball against other meshes; the cone bounds
+// do skip vertices, the clearance fields skip more of the legged body's,
+// and sample fewer of those they leave, and the open boxes' inner
+// distance skips the ball's vertices before and between their walls. No result carries a spill mark (word 3) out.
 static void test_cluster_culling(void)
 {
 	vkcol_context *ctx = gpu_context();
 	if (!ctx)
 		return;
-	meshgen_mesh torus, box, sphere, grid, soup, spider, bowl;
+	meshgen_mesh torus, box, sphere, grid, soup, spider, bowl, ball, inner, bowls;
 	const float c[3] = {0, 0, 0}, lo[3] = {-0.7f, -0.5f, -0.3f}, hi[3] = {0.7f, 0.5f, 0.3f};
 	const float bowl_lo[3] = {-2.0f, -2.0f, -2.0f}, bowl_hi[3] = {2.0f, 2.0f, 2.0f};
+	const float inner_lo[3] = {-1.0f, -1.0f, -1.0f}, inner_hi[3] = {1.0f, 1.0f, 1.0f};
 	ENSURE(meshgen_torus(&torus, 1.0f, 0.35f, 48, 24));
 	ENSURE(meshgen_box(&box, lo, hi, 8, true));
 	ENSURE(meshgen_sphere(&sphere, c, 0.8f, 24, 48));
@@ -209,49 +212,66 @@ static void test_cluster_culling(void)
 	ENSURE(meshgen_soup(&soup, 400, 1.0f, 0.2f, 5));
 	ENSURE(meshgen_spider(&spider, 8, 0.5f, 2.0f, 0.08f));
 	ENSURE(meshgen_box_open(&bowl, bowl_lo, bowl_hi, 8));
+	ENSURE(meshgen_sphere(&ball, c, 0.3f, 12, 24));
+	// Two open boxes, one in the other: the inner's walls lie inside the
+	// mesh's box, where the inner distance's bounds cull.
+	ENSURE(meshgen_box_open(&inner, inner_lo, inner_hi, 4));
+	ENSURE(meshgen_merge(&bowls, &bowl, &inner));
 	vkcol_mesh mt = gpu_mesh(ctx, &torus, 64, "torus"), mb = gpu_mesh(ctx, &box, 64, "box"),
 	           ms = gpu_mesh(ctx, &sphere, 64, "sphere"), mg = gpu_mesh(ctx, &grid, 64, "grid"),
 	           mx = gpu_mesh(ctx, &soup, 64, "soup"), mp = gpu_mesh(ctx, &spider, 64, "spider"),
-	           mw = gpu_mesh(ctx, &bowl, 64, "bowl");
+	           mw = gpu_mesh(ctx, &bowl, 64, "bowl"), ml = gpu_mesh(ctx, &ball, 64, "ball"),
+	           m2 = gpu_mesh(ctx, &bowls, 64, "two bowls");
 	const struct {
 		vkcol_mesh a, b;
 		float radius;
-	} cases[] = {{mt, mt, 2.4f}, {mb, ms, 1.6f}, {mg, ms, 1.6f}, {mx, mt, 3.4f}, {mt, mp, 2.6f}, {mw, mt, 1.0f}};
+	} cases[] = {{mt, mt, 2.4f}, {mb, ms, 1.6f}, {mg, ms, 1.6f}, {mx, mt, 3.4f}, {mt, mp, 2.6f}, {mw, mt, 1.0f},
+	             {m2, ml, 2.4f}};
 	const uint64_t per_case = 2000;
 	const uint64_t n = per_case * ARRAY_LEN(cases);
 	vkcol_pair *pairs = malloc(n * sizeof(*pairs));
-	vkcol_pair_result *r[5];
-	for (int k = 0; k < 5; k++)
+	vkcol_pair_result *r[6];
+	for (int k = 0; k < 6; k++)
 		r[k] = malloc(n * sizeof(vkcol_pair_result));
-	ENSURE(pairs && r[0] && r[1] && r[2] && r[3] && r[4]);
+	ENSURE(pairs && r[0] && r[1] && r[2] && r[3] && r[4] && r[5]);
 	uint64_t state = 77;
 	for (uint64_t i = 0; i < n; i++)
 		pairs[i] = (vkcol_pair){cases[i / per_case].a, cases[i / per_case].b, meshgen_random_pose(&state, 0.0f),
 		                        meshgen_random_pose(&state, cases[i / per_case].radius)};
 	// The legged body's pairs alone too, with the clearance fields on (5)
-	// and off (6), for their vertex tests.
-	vkcol_batch_stats st[7];
-	for (int k = 0; k < 7; k++) {
+	// and off (6), for their vertex tests; all pairs with the open bounds
+	// off (7); the open boxes' pairs with the ball alone with them on (8)
+	// and off (9).
+	vkcol_batch_stats st[10];
+	for (int k = 0; k < 10; k++) {
 		ctx->batch.knobs.cone_bounds_off = k == 1;
 		ctx->batch.knobs.clearance_off = k == 4 || k == 6;
 		ctx->batch.knobs.approx_job_capacity = k == 2 ? 1 : 0;
 		ctx->batch.knobs.approx_group_capacity = k == 3 ? 1 : 0;
+		ctx->batch.knobs.open_bounds_off = k == 7 || k == 9;
 		vkcol_batch_desc bd = {.pairs = pairs, .pair_count = n, .mode = VKCOL_MODE_APPROX, .stats = &st[k]};
-		if (k >= 5) {
-			bd.pairs = &pairs[4 * per_case];
+		uint64_t subset = k == 5 || k == 6 ? 4 : k >= 8 ? 6 : 0;
+		if (subset) {
+			bd.pairs = &pairs[subset * per_case];
 			bd.pair_count = per_case;
 		}
-		ENSURE(vkcol_batch_run(ctx, &bd, k >= 5 ? &r[k - 5][4 * per_case] : r[k]) == VKCOL_SUCCESS);
+		// The subsets' answers go where the full runs' are compared.
+		vkcol_pair_result *out = k == 5 || k == 6 ? &r[k - 5][4 * per_case]
+		                         : k == 7        ? r[5]
+		                         : k >= 8        ? &r[k - 8][6 * per_case]
+		                                         : r[k];
+		ENSURE(vkcol_batch_run(ctx, &bd, out) == VKCOL_SUCCESS);
 	}
 	ctx->batch.knobs.cone_bounds_off = false;
 	ctx->batch.knobs.clearance_off = false;
 	ctx->batch.knobs.approx_job_capacity = 0;
 	ctx->batch.knobs.approx_group_capacity = 0;
+	ctx->batch.knobs.open_bounds_off = false;
 	for (size_t k = 0; k < ARRAY_LEN(cases); k++) {
 		uint64_t hits = 0, differ = 0, marked = 0;
 		for (uint64_t i = k * per_case; i < (k + 1) * per_case; i++) {
 			hits += r[0][i].collide;
-			for (int v = 0; v < 5; v++) {
+			for (int v = 0; v < 6; v++) {
 				differ += r[v][i].collide != r[0][i].collide || r[v][i].stage != r[0][i].stage;
 				marked += r[v][i].triangle_pairs != 0;
 			}
@@ -282,8 +302,17 @@ static void test_cluster_culling(void)
 	           (unsigned long long)st[5].cube_samples, (unsigned long long)st[6].cube_samples);
 	printf("  torus-legs cube samples with clearance fields %llu, without %llu\n",
 	       (unsigned long long)st[5].cube_samples, (unsigned long long)st[6].cube_samples);
+	// The open boxes: the ball's clusters before and between their walls
+	// are skipped whole (measured: 19 % fewer vertex tests, 24 % fewer
+	// samples; the ball's clusters across a wall are tested).
+	ENSURE_MSG(10 * st[8].vertex_tests < 9 * st[9].vertex_tests,
+	           "ball in the open boxes, vertex tests: %llu with its inner bounds, %llu without",
+	           (unsigned long long)st[8].vertex_tests, (unsigned long long)st[9].vertex_tests);
+	printf("  ball in the open boxes, vertex tests with its inner bounds %llu, without %llu; samples %llu, %llu\n",
+	       (unsigned long long)st[8].vertex_tests, (unsigned long long)st[9].vertex_tests,
+	       (unsigned long long)st[8].cube_samples, (unsigned long long)st[9].cube_samples);
 	free(pairs);
-	for (int k = 0; k < 5; k++)
+	for (int k = 0; k < 6; k++)
 		free(r[k]);
 	meshgen_free(&torus);
 	meshgen_free(&box);
@@ -292,6 +321,9 @@ static void test_cluster_culling(void)
 	meshgen_free(&soup);
 	meshgen_free(&spider);
 	meshgen_free(&bowl);
+	meshgen_free(&ball);
+	meshgen_free(&inner);
+	meshgen_free(&bowls);
 	ENSURE_EQ_INT(vkcol_context_validation_message_count(ctx), 0);
 	vkcol_context_destroy(ctx);
 }

@@ -172,8 +172,12 @@ static uint32_t cone_cell(const double d[3], uint32_t n)
 // The cone bounds (src/geometry/cone_bound.c) bound the GPU map: for every level-0
 // texel and every level, a direction d within the level's angle of the
 // texel's direction (the texel itself and random ones at the full angle)
-// falls in a cell whose bound is at least the texel's outer distance. That is
-// what lets approx mode skip a ball of vertices seen within that angle of d.
+// falls in a cell whose bound is at least the texel's outer distance; for
+// the open mesh, whose inner distance bounds the cell as well, the cell's
+// least and greatest inner distance hold the texel's, and its least outer
+// distance is at most the texel's. That is what lets approx mode skip a
+// ball of vertices seen within that angle of d. A closed mesh's cells hold
+// no bounds of the inner distance.
 static void test_cone_bounds(void)
 {
 	vkcol_context *ctx = gpu_context();
@@ -196,11 +200,13 @@ static void test_cone_bounds(void)
 			continue;
 		float *texels = malloc(cubemap_texel_count(n) * 8);
 		ENSURE(texels && cubemap_read(&ctx->gpu, &s->cube, texels) == VKCOL_SUCCESS);
-		uint64_t checked = 0, violations = 0, positive = 0;
+		uint64_t checked = 0, violations = 0, positive = 0, open_violations = 0;
+		bool open_mesh = meshes[k] == &open;
 		for (uint32_t f = 0; f < 6; f++)
 			for (uint32_t j = 0; j < n; j++)
 				for (uint32_t i = 0; i < n; i++) {
-					double g = texels[2 * (((size_t)f * n + j) * n + i) + 1], t[3];
+					double r = texels[2 * (((size_t)f * n + j) * n + i)], t[3];
+					double g = texels[2 * (((size_t)f * n + j) * n + i) + 1];
 					positive += g > 0;
 					cubemap_texel_direction(f, i, j, n, t);
 					double tl = sqrt(t[0] * t[0] + t[1] * t[1] + t[2] * t[2]);
@@ -223,25 +229,39 @@ static void test_cone_bounds(void)
 							double pl = sqrt(p[0] * p[0] + p[1] * p[1] + p[2] * p[2]);
 							for (int c = 0; c < 3; c++)
 								d[c] = cos(angle) * t[c] + sin(angle) * p[c] / pl;
-							float bound = s->cone_bounds[offset + cone_cell(d, cells)];
+							const float *cone = &s->cone_bounds[4 * (offset + cone_cell(d, cells))];
 							checked++;
-							violations += g > bound;
+							violations += g > cone[0];
+							// (A miss, VKCOL_MAP_MISS, is below any lower
+							// bound: a sample that blends it in reads as no
+							// surface, which the bounds need not hold.)
+							open_violations += open_mesh ? r >= 0 && (r < cone[1] || r > cone[2] || g < cone[3])
+							                             : cone[1] != 0 || cone[2] != 0 || cone[3] != 0;
 						}
 						offset += 6 * cells * cells;
 					}
 				}
 		ENSURE_MSG(violations == 0, "mesh %zu: %llu of %llu texel checks exceed the cone bound", k,
 		           (unsigned long long)violations, (unsigned long long)checked);
+		ENSURE_MSG(open_violations == 0, "mesh %zu: %llu of %llu texel checks break the inner distance's bounds", k,
+		           (unsigned long long)open_violations, (unsigned long long)checked);
 		ENSURE(positive > 0);
 		// Not vacuous: the finest level's bounds are below the mesh's
 		// farthest vertex somewhere (away from the boxes' corners, the torus's
-		// rim).
+		// rim); the open box's inner distance is bounded below by more than
+		// 0 where its walls surround the rays, not where its open side lets
+		// them miss (the bounds count a miss as 0).
 		float top = 0, least = INFINITY;
+		uint32_t floored = 0, missed = 0;
 		for (uint32_t c = 0; c < 6 * VKCOL_CONE_CELLS * VKCOL_CONE_CELLS; c++) {
-			top = fmaxf(top, s->cone_bounds[c]);
-			least = fminf(least, s->cone_bounds[c]);
+			top = fmaxf(top, s->cone_bounds[4 * c]);
+			least = fminf(least, s->cone_bounds[4 * c]);
+			floored += s->cone_bounds[4 * c + 1] > 0 && s->cone_bounds[4 * c + 3] > 0;
+			missed += s->cone_bounds[4 * c + 1] == 0;
 		}
 		ENSURE_MSG(least < 0.9f * top, "mesh %zu: bounds %g .. %g", k, least, top);
+		if (open_mesh)
+			ENSURE_MSG(floored > 0 && missed > 0, "open box: %u cells bounded below, %u not", floored, missed);
 		free(texels);
 	}
 	meshgen_free(&torus);
@@ -391,7 +411,7 @@ static void test_clearance_field(void)
 						for (int a = 0; a < 3; a++)
 							d[a] = p[a] - o[a];
 						double l = sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
-						tighter += value > 0 && l > 0 && s->cone_bounds[cone_cell(d, VKCOL_CONE_CELLS)] >= l;
+						tighter += value > 0 && l > 0 && s->cone_bounds[4 * cone_cell(d, VKCOL_CONE_CELLS)] >= l;
 					}
 			printf("     spider: %llu of %llu grid points outside by the field only\n", (unsigned long long)tighter,
 			       (unsigned long long)points);

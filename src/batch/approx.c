@@ -147,7 +147,8 @@ void approx_record_chunk(batch_scope *s, VkCommandBuffer cmd, const approx_chunk
 	    .mip_level = mip_level,
 	    .mesh_index_mask = mesh_index_mask,
 	    .flags = (stats ? VKCOL_APPROX_STATS : 0u) | (s->state->knobs.cone_bounds_off ? VKCOL_APPROX_NO_CONES : 0u) |
-	             (s->state->knobs.clearance_off ? VKCOL_APPROX_NO_CLEARANCE : 0u),
+	             (s->state->knobs.clearance_off ? VKCOL_APPROX_NO_CLEARANCE : 0u) |
+	             (s->state->knobs.open_bounds_off ? VKCOL_APPROX_NO_OPEN_BOUNDS : 0u),
 	    .job_capacity = c->job_capacity,
 	    .group_capacity = c->group_capacity,
 	};

@@ -27,6 +27,7 @@ typedef struct batch_knobs {
 	uint32_t approx_group_capacity; // > 0: approx mode's group jobs per chunk
 	bool cone_bounds_off;           // approx mode skips no vertex cluster by its cone bounds
 	bool clearance_off;             // ... nor by its clearance field (geometry/clearance.h)
+	bool open_bounds_off;           // ... nor by an open mesh's bounds of its inner distance (cone_bound.h)
 	uint32_t host_pairs_per_task;   // > 0: pairs per task of the host's per-pair work, on any device (pairs.h)
 } batch_knobs;
 

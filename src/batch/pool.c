@@ -320,7 +320,7 @@ static vkcol_result pool_build(batch_scope *s, bool clearance)
 				pool->max_depth = s->meshes->slots[i].cpu.tree.depth;
 			uint32_t clusters = (nv + VKCOL_CLUSTER_SIZE - 1) / VKCOL_CLUSTER_SIZE;
 			cluster_total += clusters + (clusters + VKCOL_GROUP_CLUSTERS - 1) / VKCOL_GROUP_CLUSTERS +
-			                 VKCOL_CONE_FLOATS / 4 + VKCOL_INNER_BALLS +
+			                 VKCOL_CONE_TEXELS + VKCOL_INNER_BALLS +
 			                 clearance_texels(&s->meshes->slots[i].clearance);
 			max_vertices = nv > max_vertices ? nv : max_vertices;
 			const vertex_lod *lod = &s->meshes->slots[i].lod;
@@ -416,7 +416,7 @@ static vkcol_result pool_build(batch_scope *s, bool clearance)
 		uint32_t cluster_count = (used_vertices + VKCOL_CLUSTER_SIZE - 1) / VKCOL_CLUSTER_SIZE;
 		memcpy(&host_clusters[4 * (size_t)cluster_next], mesh->cone_bounds, VKCOL_CONE_FLOATS * sizeof(float));
 		uint32_t cone_first = cluster_next;
-		cluster_next += VKCOL_CONE_FLOATS / 4;
+		cluster_next += VKCOL_CONE_TEXELS;
 		uint32_t ball_count = inner_balls_for_gpu(&mesh->cpu, &host_clusters[4 * (size_t)cluster_next]);
 		cluster_next += ball_count;
 		cluster_next += emit_clearance(&mesh->clearance, &host_clusters[4 * (size_t)cluster_next]);

@@ -12,6 +12,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "geometry/cone_bound.h"
 #include "gpu/device.h"
 #include "gpu/pipeline.h"
 
@@ -178,7 +179,7 @@ static uint32_t groups_for(uint64_t invocations)
 
 vkcol_result cubemap_build(gpu_device *gpu, pipeline_table *pipelines, cubemap_sampler *sampler, const mesh_cpu *mesh,
                            const gpu_buffer *vertices, const gpu_buffer *triangles, const gpu_buffer *nodes,
-                           uint32_t resolution, cubemap *out)
+                           uint32_t resolution, cubemap *out, float *cone_bounds)
 {
 	const core_env *env = gpu->env;
 	vkcol_result res = VKCOL_SUCCESS;
@@ -248,6 +249,11 @@ vkcol_result cubemap_build(gpu_device *gpu, pipeline_table *pipelines, cubemap_s
 	for (uint64_t t = 0; t < n0; t++)
 		multi += level0[2 * t + 1] - level0[2 * t] > 1e-5 * scale;
 	out->multi_hit_fraction = (float)((double)multi / (double)n0);
+	if (cone_bounds) {
+		res = cone_open_bounds_build(env, level0, resolution, mesh->sphere_radius, cone_bounds);
+		if (res != VKCOL_SUCCESS)
+			goto cleanup;
+	}
 cleanup:
 	core_free(env, level0);
 	gpu_buffer_destroy(gpu, &texels);

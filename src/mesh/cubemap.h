@@ -43,10 +43,12 @@ void cubemap_sampler_destroy(gpu_device *gpu, cubemap_sampler *sampler);
 // Builds mesh's map on the device from its device copies (vkcol_gpu_vertex,
 // vkcol_gpu_triangle in tree order, vkcol_gpu_node): one compute pass for
 // level 0, one per mip level, a copy into the image, which is left ready for
-// sampling; then level 0 is read back to count its multi-hit texels.
+// sampling; then level 0 is read back to count its multi-hit texels and,
+// when cone_bounds is not NULL, to fill in the cone bounds of an open mesh
+// (VKCOL_CONE_FLOATS floats, geometry/cone_bound.h's cone_open_bounds_build).
 vkcol_result cubemap_build(gpu_device *gpu, pipeline_table *pipelines, cubemap_sampler *sampler, const mesh_cpu *mesh,
                            const gpu_buffer *vertices, const gpu_buffer *triangles, const gpu_buffer *nodes,
-                           uint32_t resolution, cubemap *out);
+                           uint32_t resolution, cubemap *out, float *cone_bounds);
 // Accepts a zeroed map.
 void cubemap_destroy(gpu_device *gpu, cubemap *map);
 

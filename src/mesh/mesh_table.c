@@ -147,13 +147,13 @@ vkcol_result mesh_table_add(mesh_table *t, gpu_device *gpu, pipeline_table *pipe
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	TRY(upload_mesh(gpu, slot));
 	slot->cube_resolution = desc->cube_resolution ? desc->cube_resolution : MESH_DEFAULT_CUBE_RESOLUTION;
-	TRY(cubemap_build(gpu, pipelines, &t->sampler, m, &slot->vertices, &slot->triangles, &slot->nodes,
-	                  slot->cube_resolution, &slot->cube));
 	slot->cone_bounds = core_calloc(env, VKCOL_CONE_FLOATS, sizeof(float));
 	if (slot->cone_bounds == NULL) {
 		res = VKCOL_ERROR_OUT_OF_HOST_MEMORY;
 		goto cleanup;
 	}
+	TRY(cubemap_build(gpu, pipelines, &t->sampler, m, &slot->vertices, &slot->triangles, &slot->nodes,
+	                  slot->cube_resolution, &slot->cube, m->closed ? NULL : slot->cone_bounds));
 	cone_bounds_build(m, slot->cube_resolution, slot->cone_bounds);
 	clock_gettime(CLOCK_MONOTONIC, &t2);
 	slot->analysis_seconds = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
