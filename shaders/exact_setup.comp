@@ -647,7 +647,7 @@ void search_pass(uint p, uint mode)
 	vkcol_gpu_mesh a = mesh_of(pr.mesh_a), b = mesh_of(pr.mesh_b);
 	pair_frames f = stored_frames(p);
 	float tol = pair_tolerance(a, b, f.t_ba);
-	bool search = mode == 1u;
+	bool search = mode == 1u, straddled = false;
 	if (mode == 2u) {
 		// B's cluster across A's surface, else A's across B's.
 		bool crossed = false;
@@ -657,6 +657,7 @@ void search_pass(uint p, uint mode)
 			vec3 at, v;
 			float size;
 			if (straddle(from, to, ba ? f.r_ba : f.r_ab, ba ? f.t_ba : f.t_ab, at, v, size)) {
+				straddled = true;
 				uint node_to = node_around(to, at, 2.0 * size), node_from = node_around(from, v, 2.0 * size);
 				crossed = probe_from(ba ? uvec2(node_to, node_from) : uvec2(node_from, node_to), f, tol);
 			}
@@ -724,11 +725,14 @@ void search_pass(uint p, uint mode)
 	// by level. Two other surfaces mostly pass by each other where their
 	// boxes overlap, and proving that costs lavapipe two to three times as
 	// much depth first (a lane's stack in memory, lanes idle once their
-	// stack empties) as level by level. Not when listing (every node pair is
-	// visited then anyway).
+	// stack empties) as level by level; but when the probe found one's
+	// vertices straddling the other's sampled surface and no sure crossing
+	// near there, they mostly collide: depth first. Not when listing (every
+	// node pair is visited then anyway).
 	bool solid = ((a.flags | b.flags) & VKCOL_MESH_CLOSED) != 0u;
 	bool large = min(a.vertex_count, b.vertex_count) >= LARGE_SURFACE_VERTICES;
-	bool dive = (solid || large) && params.budget > 1u && !search && (params.flags & VKCOL_EXACT_FIND_ALL) == 0u;
+	bool dive = (solid || large || straddled) && params.budget > 1u && !search &&
+	            (params.flags & VKCOL_EXACT_FIND_ALL) == 0u;
 	state[p].y = dive ? VKCOL_PAIR_DIVE : 0u;
 	// The host keeps pair_count within the breadth-first and depth-first
 	// regions, so their seeds always fit; the leaf region may be smaller.
