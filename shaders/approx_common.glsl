@@ -165,8 +165,9 @@ side side_of(vkcol_gpu_pair pr, pair_frames f, uint direction)
 // the depth is then how far the deepest of them lies below G. A vertex
 // whose sample blends in a ray that misses s.to (VKCOL_MAP_MISS) is on
 // neither side.
-// Two passes: the vertices inside s.to's box and (s.to closed) outside the
-// ball its clearance field clears around the cluster's grid point (clearance_ball:
+// Two passes: the vertices inside s.to's box and outside the ball its
+// clearance field clears around the cluster's grid point (for an open s.to
+// only where the cluster's cone sees no miss) (clearance_ball:
 // read once per cluster, so a vertex costs a distance, not a lookup), as a
 // mask, then a sample for each of them. A SIMD driver runs the sampling
 // loop as often as the pair with the most such vertices needs, not once per
@@ -178,11 +179,16 @@ float test_cluster(side s, uint c)
 	float lod = map_lod(to);
 	uint first = from.vertex_first + c * VKCOL_CLUSTER_SIZE;
 	uint count = min(VKCOL_CLUSTER_SIZE, from.vertex_first + from.vertex_count - first);
-	vec4 clear = clearance_ball(s.clear, s.r * cluster_at(from.cluster_first + c).xyz + s.t);
+	vec4 ball = cluster_at(from.cluster_first + c);
+	vec3 centre = s.r * ball.xyz + s.t, off = centre - origin;
+	vec4 clear = clearance_ball(s.clear, centre);
 	// Against an open s.to a cleared vertex may lie where the map misses
-	// s.to, on neither side of it: those are sampled.
+	// s.to, on neither side of it: the field skips none unless the
+	// cluster's cone sees no miss (its least R is then above 0).
 	bool open_to = (to.flags & VKCOL_MESH_CLOSED) == 0u;
-	if (!s.clears || open_to)
+	uint cell = s.open ? cone_of(off, length(off), ball.w) : 0xffffffffu;
+	bool hits = cell != 0xffffffffu && cluster_at(to.cone_first + cell).y > 0.0;
+	if (!s.clears || (open_to && !hits))
 		clear.w = 0.0;
 	uint boxed = 0u;
 	for (uint k = 0u; k < count; k++) {

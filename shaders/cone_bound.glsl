@@ -7,7 +7,7 @@
 #define VKCOL_CONE_BOUND_GLSL
 
 #if VKCOL_CONE_LEVELS != 5 || VKCOL_CONE_CELLS != 16
-#error cone_rules_out's sines are those of 5 levels from 16 cells
+#error cone_of's sines are those of 5 levels from 16 cells
 #endif
 
 // Cell of direction d (not zero) at a level of n x n cells per face.
@@ -25,6 +25,24 @@ uint cone_cell(vec3 d, uint n)
 	return (face * n + ij.y) * n + ij.x;
 }
 
+// The cone cell (its index among a mesh's VKCOL_CONE_TEXELS) whose bounds
+// hold in every direction the ball of radius rho around the point at offset
+// d from the origin (|d| = len) covers, or 0xffffffff when none does (the
+// ball holds the origin, or covers a cone too wide for the coarsest level).
+uint cone_of(vec3 d, float len, float rho)
+{
+	float s = len > rho ? rho / len : 1.0; // sine of the ball's half-angle seen from the origin
+	// The level: how many of the levels' half-angle sines, sin(2^l / CELLS)
+	// rounded down, s exceeds. No loop over a local array: a SIMD driver such
+	// as lavapipe keeps it in memory.
+	uint level = uint(s > 0.0624593) + uint(s > 0.1246747) + uint(s > 0.2474039) + uint(s > 0.4794255) +
+	             uint(s > 0.8414709);
+	uint n = uint(VKCOL_CONE_CELLS) >> min(level, uint(VKCOL_CONE_LEVELS) - 1u);
+	// Levels before this one hold 6 (C^2 + (C/2)^2 + ...) = 8 (C^2 - n^2) cells.
+	uint offset = 8u * (uint(VKCOL_CONE_CELLS * VKCOL_CONE_CELLS) - n * n);
+	return level == uint(VKCOL_CONE_LEVELS) ? 0xffffffffu : offset + cone_cell(d, n);
+}
+
 // Is the ball of radius rho around the point at offset d from `to`'s origin
 // (|d| = len) wholly beyond `to`'s outer map distance, as linear filtering
 // at level 0 samples it in any direction the ball covers? Then none of its
@@ -36,20 +54,10 @@ uint cone_cell(vec3 d, uint n)
 // the origin, or covers a cone too wide for the coarsest level).
 bool cone_rules_out(vkcol_gpu_mesh to, vec3 d, float len, float rho, bool open)
 {
-	if (len <= rho)
+	uint cell = cone_of(d, len, rho);
+	if (cell == 0xffffffffu)
 		return false;
-	float s = rho / len; // sine of the ball's half-angle seen from the origin
-	// The level: how many of the levels' half-angle sines, sin(2^l / CELLS)
-	// rounded down, s exceeds. No loop over a local array: a SIMD driver such
-	// as lavapipe keeps it in memory.
-	uint level = uint(s > 0.0624593) + uint(s > 0.1246747) + uint(s > 0.2474039) + uint(s > 0.4794255) +
-	             uint(s > 0.8414709);
-	if (level == uint(VKCOL_CONE_LEVELS))
-		return false;
-	uint n = uint(VKCOL_CONE_CELLS) >> level;
-	// Levels before this one hold 6 (C^2 + (C/2)^2 + ...) = 8 (C^2 - n^2) cells.
-	uint offset = 8u * (uint(VKCOL_CONE_CELLS * VKCOL_CONE_CELLS) - n * n);
-	vec4 cone = cluster_at(to.cone_first + offset + cone_cell(d, n));
+	vec4 cone = cluster_at(to.cone_first + cell);
 	return len - rho > cone.x || (open && (len + rho < cone.y || (len - rho > cone.z && len + rho < cone.w)));
 }
 
