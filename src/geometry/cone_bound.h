@@ -26,14 +26,15 @@ void cone_bounds_build(const mesh_cpu *m, uint32_t resolution, float *out);
 // Fills the other three components of each cell's vec4 in out (an open
 // mesh's cone bounds; the first component is left as it is) from the
 // level-0 texels of its map of this resolution (R, G per texel, the layout
-// of geometry/cubemap_cpu.h; a miss is 0, 0): the least R, the greatest R
+// of geometry/cubemap_cpu.h; a miss is VKCOL_MAP_MISS): the least R, the greatest R
 // and the least G that linear filtering at level 0 can return in any
 // direction within the cell's cone, widened as cone_bounds_build widens:
 // over the texels whose directions lie within the cell's radius + the
 // level's angle + cone_filter_reach of its centre (filtering blends
 // texels, so it returns a value between the least and the greatest of
 // them), with a rounding margin (scale: the mesh's bounding radius). A
-// cone that a ray misses gets lower bounds of 0. Returns
+// cone that a ray misses gets lower bounds of 0 (so a least R above 0 says
+// that none does). Returns
 // VKCOL_ERROR_OUT_OF_HOST_MEMORY when its work arrays cannot be allocated.
 vkcol_result cone_open_bounds_build(const core_env *env, const float *level0, uint32_t resolution, double scale,
                                     float *out);
