@@ -143,20 +143,25 @@ void cone_bounds_build(const mesh_cpu *m, uint32_t resolution, float *out)
 	}
 }
 
-// cone_open_bounds_build's buckets of texels: the finest level's cells.
-#define TEXEL_BUCKETS (6 * VKCOL_CONE_CELLS * VKCOL_CONE_CELLS)
+// cone_open_bounds_build's buckets of texels: cells of BUCKET_CELLS x
+// BUCKET_CELLS per face, in groups of the finest cone level's cells
+// (VKCOL_CONE_CELLS per face, BUCKET_SPLIT x BUCKET_SPLIT buckets each).
+#define BUCKET_CELLS 64
+#define BUCKET_SPLIT (BUCKET_CELLS / VKCOL_CONE_CELLS)
+#define COARSE_BUCKETS (6 * VKCOL_CONE_CELLS * VKCOL_CONE_CELLS)
+#define FINE_BUCKETS (6 * BUCKET_CELLS * BUCKET_CELLS)
 
 // Cell of unit direction d at a level of n x n cells per face: cone_cell of
-// cone_bound.glsl.
-static uint32_t cell_of(const double d[3], uint32_t n)
+// cone_bound.glsl, as (face, i, j).
+static void cell_of(const double d[3], uint32_t n, uint32_t *face, uint32_t *ci, uint32_t *cj)
 {
 	double a[3] = {fabs(d[0]), fabs(d[1]), fabs(d[2])};
 	int axis = a[0] >= a[1] && a[0] >= a[2] ? 0 : a[1] >= a[2] ? 1 : 2;
 	double major = d[axis], u = d[axis == 0 ? 1 : 0] / fabs(major), v = d[axis == 2 ? 1 : 2] / fabs(major);
-	uint32_t face = 2u * (uint32_t)axis + (major >= 0 ? 0u : 1u);
+	*face = 2u * (uint32_t)axis + (major >= 0 ? 0u : 1u);
 	double i = floor((u + 1) * 0.5 * n), j = floor((v + 1) * 0.5 * n);
-	uint32_t ci = i < 0 ? 0u : i > n - 1 ? n - 1 : (uint32_t)i, cj = j < 0 ? 0u : j > n - 1 ? n - 1 : (uint32_t)j;
-	return (face * n + cj) * n + ci;
+	*ci = i < 0 ? 0u : i > n - 1 ? n - 1 : (uint32_t)i;
+	*cj = j < 0 ? 0u : j > n - 1 ? n - 1 : (uint32_t)j;
 }
 
 // Is the angle between unit vectors a and b at most the angle whose cosine
@@ -166,31 +171,21 @@ static bool within(const double a[3], const double b[3], double c)
 	return a[0] * b[0] + a[1] * b[1] + a[2] * b[2] >= c;
 }
 
-// The cosine of angle a + b (sign 1) or a - b (sign -1) from theirs and
-// their sines, for within: -2 when it is pi or more, 2 when it is negative
-// (no angle is within it).
-static double cos_sum(double a, double ca, double sa, double b, double cb, double sb, int sign)
+// The cosine of angle a + b from theirs and their sines, for within: -2
+// when a + b is pi or more.
+static double cos_sum(double a, double ca, double sa, double b, double cb, double sb)
 {
-	double angle = a + sign * b;
-	return angle >= PI ? -2.0 : angle < 0 ? 2.0 : ca * cb - sign * sa * sb;
+	return a + b >= PI ? -2.0 : ca * cb - sa * sb;
 }
 
-// cone_open_bounds_build's work arrays: the texels bucketed by the finest
-// level's cells, and each bucket's least R, greatest R and least G.
-typedef struct texel_buckets {
-	uint32_t start[TEXEL_BUCKETS + 1]; // bucket c's texels: order[start[c] .. start[c + 1])
-	uint32_t fill[TEXEL_BUCKETS];
-	double centre[TEXEL_BUCKETS][3], radius[TEXEL_BUCKETS], span[TEXEL_BUCKETS][3];
-	double cos_radius[TEXEL_BUCKETS], sin_radius[TEXEL_BUCKETS];
-} texel_buckets;
-
-// Widens span (least R, greatest R, least G) by a texel's (R, G).
-static void span_add(double span[3], const float *texel)
-{
-	span[0] = fmin(span[0], texel[0]);
-	span[1] = fmax(span[1], texel[0]);
-	span[2] = fmin(span[2], texel[1]);
-}
+// A bucket: its centre direction and angular radius (with their cosine and
+// sine), and the span of its texels (least R, greatest R, least G). A fine
+// bucket's radius is its texels' (the cosine of the widest: least_cos): at
+// resolutions up to BUCKET_CELLS a bucket holds at most one texel, at its
+// centre, so the cones see texels, not buckets.
+typedef struct texel_bucket {
+	double centre[3], radius, cos_radius, sin_radius, span[3], least_cos;
+} texel_bucket;
 
 // Widens span by another span.
 static void span_merge(double span[3], const double other[3])
@@ -200,50 +195,77 @@ static void span_merge(double span[3], const double other[3])
 	span[2] = fmin(span[2], other[2]);
 }
 
+// A fine bucket's radius comes from its texels (cone_open_bounds_build);
+// a coarse one's is its cell's.
+static void bucket_init(texel_bucket *b, int f, int i, int j, int n, bool fine)
+{
+	if (fine)
+		face_direction(f, -1 + (2.0 * i + 1) / n, -1 + (2.0 * j + 1) / n, b->centre);
+	else
+		b->radius = cell_centre(f, i, j, n, b->centre);
+	b->cos_radius = cos(b->radius);
+	b->sin_radius = sin(b->radius);
+	b->span[0] = b->span[2] = INFINITY;
+	b->span[1] = 0;
+	b->least_cos = 1.0;
+}
+
 vkcol_result cone_open_bounds_build(const core_env *env, const float *level0, uint32_t resolution, double scale,
                                     float *out)
 {
-	// A cone takes a bucket's span whole when the bucket lies within its
-	// reach, and looks at the texels of a bucket its reach cuts.
-	const uint32_t n = resolution, texel_count = 6 * n * n;
+	// Each texel goes into the fine bucket its direction falls in, and
+	// that bucket's span into its coarse bucket's. A cone merges the span
+	// of every bucket that may hold a direction within its reach: a coarse
+	// one whole when it lies within the reach, else its fine ones that
+	// may. Buckets take in at most a bucket's radius beyond the reach, so
+	// a span may be wider than the reach's texels alone: looser, never
+	// wrong.
+	const uint32_t n = resolution;
 	const double filter = cone_filter_reach(resolution);
-	vkcol_result res = VKCOL_SUCCESS;
-	double *dir = core_alloc(env, 3 * sizeof(double) * texel_count);
-	uint32_t *order = core_alloc(env, sizeof(uint32_t) * texel_count);
-	uint32_t *cell = core_alloc(env, sizeof(uint32_t) * texel_count);
-	texel_buckets *b = core_calloc(env, 1, sizeof(*b));
-	if (!dir || !order || !cell || !b) {
-		res = VKCOL_ERROR_OUT_OF_HOST_MEMORY;
-		goto cleanup;
+	texel_bucket *coarse = core_calloc(env, COARSE_BUCKETS, sizeof(*coarse));
+	texel_bucket *fine = core_calloc(env, FINE_BUCKETS, sizeof(*fine));
+	if (!coarse || !fine) {
+		core_free(env, coarse);
+		core_free(env, fine);
+		return VKCOL_ERROR_OUT_OF_HOST_MEMORY;
 	}
-	for (int f = 0; f < 6; f++)
+	for (int f = 0; f < 6; f++) {
 		for (int j = 0; j < VKCOL_CONE_CELLS; j++)
-			for (int i = 0; i < VKCOL_CONE_CELLS; i++) {
-				int c = (f * VKCOL_CONE_CELLS + j) * VKCOL_CONE_CELLS + i;
-				b->radius[c] = cell_centre(f, i, j, VKCOL_CONE_CELLS, b->centre[c]);
-				b->cos_radius[c] = cos(b->radius[c]);
-				b->sin_radius[c] = sin(b->radius[c]);
-				b->span[c][0] = b->span[c][2] = INFINITY;
-				b->span[c][1] = 0;
-			}
-	for (uint32_t t = 0; t < texel_count; t++) {
-		uint32_t f = t / (n * n), j = t / n % n, i = t % n;
-		double *d = &dir[3 * (size_t)t];
-		cubemap_texel_direction(f, i, j, n, d);
-		double l = sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
-		for (int k = 0; k < 3; k++)
-			d[k] /= l;
-		cell[t] = cell_of(d, VKCOL_CONE_CELLS);
-		b->start[cell[t] + 1]++;
-		span_add(b->span[cell[t]], &level0[2 * (size_t)t]);
+			for (int i = 0; i < VKCOL_CONE_CELLS; i++)
+				bucket_init(&coarse[(f * VKCOL_CONE_CELLS + j) * VKCOL_CONE_CELLS + i], f, i, j, VKCOL_CONE_CELLS, false);
+		for (int j = 0; j < BUCKET_CELLS; j++)
+			for (int i = 0; i < BUCKET_CELLS; i++)
+				bucket_init(&fine[(f * BUCKET_CELLS + j) * BUCKET_CELLS + i], f, i, j, BUCKET_CELLS, true);
 	}
-	for (int c = 0; c < TEXEL_BUCKETS; c++)
-		b->start[c + 1] += b->start[c];
-	memcpy(b->fill, b->start, sizeof(b->fill));
-	for (uint32_t t = 0; t < texel_count; t++)
-		order[b->fill[cell[t]]++] = t;
-	// A texel's direction lies within its bucket's radius of the bucket's
-	// centre, so buckets beyond reach + radius hold none within reach.
+	for (uint32_t f = 0; f < 6; f++)
+		for (uint32_t j = 0; j < n; j++)
+			for (uint32_t i = 0; i < n; i++) {
+				double d[3];
+				cubemap_texel_direction(f, i, j, n, d);
+				double l = sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+				for (int k = 0; k < 3; k++)
+					d[k] /= l;
+				uint32_t bf, bi, bj;
+				cell_of(d, BUCKET_CELLS, &bf, &bi, &bj);
+				const float *t = &level0[2 * (((size_t)f * n + j) * n + i)];
+				texel_bucket *b = &fine[(bf * BUCKET_CELLS + bj) * BUCKET_CELLS + bi];
+				b->span[0] = fmin(b->span[0], t[0]);
+				b->span[1] = fmax(b->span[1], t[0]);
+				b->span[2] = fmin(b->span[2], t[1]);
+				b->least_cos = fmin(b->least_cos, d[0] * b->centre[0] + d[1] * b->centre[1] + d[2] * b->centre[2]);
+			}
+	// The fine buckets' radii from their texels, widened for rounding.
+	for (uint32_t k = 0; k < FINE_BUCKETS; k++) {
+		texel_bucket *b = &fine[k];
+		b->radius = acos(b->least_cos > 1 ? 1 : b->least_cos) + 1e-9;
+		b->cos_radius = cos(b->radius);
+		b->sin_radius = sin(b->radius);
+	}
+	for (uint32_t f = 0; f < 6; f++)
+		for (uint32_t j = 0; j < BUCKET_CELLS; j++)
+			for (uint32_t i = 0; i < BUCKET_CELLS; i++)
+				span_merge(coarse[(f * VKCOL_CONE_CELLS + j / BUCKET_SPLIT) * VKCOL_CONE_CELLS + i / BUCKET_SPLIT].span,
+				           fine[(f * BUCKET_CELLS + j) * BUCKET_CELLS + i].span);
 	uint32_t at = 0;
 	for (int l = 0; l < VKCOL_CONE_LEVELS; l++) {
 		int cells = VKCOL_CONE_CELLS >> l;
@@ -252,22 +274,31 @@ vkcol_result cone_open_bounds_build(const core_env *env, const float *level0, ui
 				for (int i = 0; i < cells; i++, at++) {
 					double centre[3];
 					double reach = cell_centre(f, i, j, cells, centre) + VKCOL_CONE_ANGLE(l) + filter;
-					double span[3] = {INFINITY, 0, INFINITY};
 					double cos_reach = cos(reach), sin_reach = sin(reach);
-					double texel_cos = reach >= PI ? -2.0 : cos_reach;
-					for (int c = 0; c < TEXEL_BUCKETS; c++) {
-						double cb = b->cos_radius[c], sb = b->sin_radius[c], rb = b->radius[c];
-						if (!within(centre, b->centre[c], cos_sum(reach, cos_reach, sin_reach, rb, cb, sb, 1)))
+					double span[3] = {INFINITY, 0, INFINITY};
+					for (int c = 0; c < COARSE_BUCKETS; c++) {
+						const texel_bucket *cb = &coarse[c];
+						if (!within(centre, cb->centre,
+						            cos_sum(reach, cos_reach, sin_reach, cb->radius, cb->cos_radius, cb->sin_radius)))
 							continue;
-						if (within(centre, b->centre[c], cos_sum(reach, cos_reach, sin_reach, rb, cb, sb, -1))) {
-							span_merge(span, b->span[c]);
+						// Wholly within the reach when its centre lies
+						// within reach - radius.
+						if (reach >= cb->radius &&
+						    within(centre, cb->centre,
+						           cos_sum(reach, cos_reach, sin_reach, -cb->radius, cb->cos_radius, -cb->sin_radius))) {
+							span_merge(span, cb->span);
 							continue;
 						}
-						for (uint32_t k = b->start[c]; k < b->start[c + 1]; k++) {
-							uint32_t t = order[k];
-							if (within(centre, &dir[3 * (size_t)t], texel_cos))
-								span_add(span, &level0[2 * (size_t)t]);
-						}
+						int cf = c / (VKCOL_CONE_CELLS * VKCOL_CONE_CELLS), cj = c / VKCOL_CONE_CELLS % VKCOL_CONE_CELLS,
+						    ci = c % VKCOL_CONE_CELLS;
+						for (int fj = cj * BUCKET_SPLIT; fj < (cj + 1) * BUCKET_SPLIT; fj++)
+							for (int fi = ci * BUCKET_SPLIT; fi < (ci + 1) * BUCKET_SPLIT; fi++) {
+								const texel_bucket *fb = &fine[(cf * BUCKET_CELLS + fj) * BUCKET_CELLS + fi];
+								if (within(centre, fb->centre,
+								           cos_sum(reach, cos_reach, sin_reach, fb->radius, fb->cos_radius,
+								                   fb->sin_radius)))
+									span_merge(span, fb->span);
+							}
 					}
 					// Rounding: the filter's blend, the shader's float
 					// distances. An empty span (no texel within reach)
@@ -281,10 +312,7 @@ vkcol_result cone_open_bounds_build(const core_env *env, const float *level0, ui
 					out[4 * at + 3] = least_g > 0 ? (float)least_g : 0.0f;
 				}
 	}
-cleanup:
-	core_free(env, dir);
-	core_free(env, order);
-	core_free(env, cell);
-	core_free(env, b);
-	return res;
+	core_free(env, coarse);
+	core_free(env, fine);
+	return VKCOL_SUCCESS;
 }

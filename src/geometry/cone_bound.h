@@ -32,7 +32,10 @@ void cone_bounds_build(const mesh_cpu *m, uint32_t resolution, float *out);
 // over the texels whose directions lie within the cell's radius + the
 // level's angle + cone_filter_reach of its centre (filtering blends
 // texels, so it returns a value between the least and the greatest of
-// them), with a rounding margin (scale: the mesh's bounding radius). A
+// them; texels are taken by buckets of 64 x 64 per face, so above that
+// resolution a few beyond the reach may widen a span), with a rounding
+// margin (scale: the mesh's bounding radius). Its work memory is a few
+// MB whatever the resolution (27 ms at resolution 64, 0.42 s at 1,024). A
 // cone that a ray misses gets lower bounds of 0 (so a least R above 0 says
 // that none does). Returns
 // VKCOL_ERROR_OUT_OF_HOST_MEMORY when its work arrays cannot be allocated.
