@@ -208,10 +208,7 @@ static void test_cone_bounds(void)
 					double r = texels[2 * (((size_t)f * n + j) * n + i)], t[3];
 					double g = texels[2 * (((size_t)f * n + j) * n + i) + 1];
 					positive += g > 0;
-					cubemap_texel_direction(f, i, j, n, t);
-					double tl = sqrt(t[0] * t[0] + t[1] * t[1] + t[2] * t[2]);
-					for (int c = 0; c < 3; c++)
-						t[c] /= tl;
+					cubemap_texel_unit(f, i, j, n, t);
 					uint32_t offset = 0;
 					for (uint32_t l = 0; l < VKCOL_CONE_LEVELS; l++) {
 						uint32_t cells = VKCOL_CONE_CELLS >> l;

@@ -241,10 +241,7 @@ vkcol_result cone_open_bounds_build(const core_env *env, const float *level0, ui
 		for (uint32_t j = 0; j < n; j++)
 			for (uint32_t i = 0; i < n; i++) {
 				double d[3];
-				cubemap_texel_direction(f, i, j, n, d);
-				double l = sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
-				for (int k = 0; k < 3; k++)
-					d[k] /= l;
+				cubemap_texel_unit(f, i, j, n, d);
 				uint32_t bf, bi, bj;
 				cell_of(d, BUCKET_CELLS, &bf, &bi, &bj);
 				const float *t = &level0[2 * (((size_t)f * n + j) * n + i)];

@@ -44,6 +44,14 @@ void cubemap_texel_direction(uint32_t face, uint32_t i, uint32_t j, uint32_t n, 
 	memcpy(out, dirs[face], sizeof(dirs[face]));
 }
 
+void cubemap_texel_unit(uint32_t face, uint32_t i, uint32_t j, uint32_t n, double out[3])
+{
+	cubemap_texel_direction(face, i, j, n, out);
+	double len = sqrt(out[0] * out[0] + out[1] * out[1] + out[2] * out[2]);
+	for (int k = 0; k < 3; k++)
+		out[k] /= len;
+}
+
 static void vertex_d(const mesh_cpu *m, uint32_t v, double out[3])
 {
 	for (int k = 0; k < 3; k++)
@@ -113,10 +121,7 @@ void cubemap_reference(const mesh_cpu *mesh, uint32_t resolution, float *texels)
 		for (uint32_t j = 0; j < n; j++)
 			for (uint32_t i = 0; i < n; i++) {
 				double d[3];
-				cubemap_texel_direction(f, i, j, n, d);
-				double len = sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
-				for (int k = 0; k < 3; k++)
-					d[k] /= len;
+				cubemap_texel_unit(f, i, j, n, d);
 				double lo, hi;
 				float *t = &texels[2 * ((size_t)(f * n + j) * n + i)];
 				if (cast_all(mesh, o, d, &lo, &hi)) {

@@ -19,6 +19,8 @@ uint64_t cubemap_level_offset(uint32_t resolution, uint32_t level);
 // (Vulkan's cube conventions, as cube_texel_direction in common.glsl), not
 // normalised.
 void cubemap_texel_direction(uint32_t face, uint32_t i, uint32_t j, uint32_t n, double out[3]);
+// The same direction, normalised.
+void cubemap_texel_unit(uint32_t face, uint32_t i, uint32_t j, uint32_t n, double out[3]);
 
 // The map of `mesh` computed on the CPU in double precision (rays cast
 // through the tree with every hit, mips by min/max), into texels as above
