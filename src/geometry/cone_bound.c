@@ -195,16 +195,21 @@ static void span_merge(double span[3], const double other[3])
 	span[2] = fmin(span[2], other[2]);
 }
 
-// A fine bucket's radius comes from its texels (cone_open_bounds_build);
-// a coarse one's is its cell's.
+static void bucket_radius(texel_bucket *b, double radius)
+{
+	b->radius = radius;
+	b->cos_radius = cos(radius);
+	b->sin_radius = sin(radius);
+}
+
+// A fine bucket's radius comes from its texels, once they are in
+// (cone_open_bounds_build); a coarse one's is its cell's.
 static void bucket_init(texel_bucket *b, int f, int i, int j, int n, bool fine)
 {
 	if (fine)
 		face_direction(f, -1 + (2.0 * i + 1) / n, -1 + (2.0 * j + 1) / n, b->centre);
 	else
-		b->radius = cell_centre(f, i, j, n, b->centre);
-	b->cos_radius = cos(b->radius);
-	b->sin_radius = sin(b->radius);
+		bucket_radius(b, cell_centre(f, i, j, n, b->centre));
 	b->span[0] = b->span[2] = INFINITY;
 	b->span[1] = 0;
 	b->least_cos = 1.0;
@@ -252,12 +257,8 @@ vkcol_result cone_open_bounds_build(const core_env *env, const float *level0, ui
 				b->least_cos = fmin(b->least_cos, d[0] * b->centre[0] + d[1] * b->centre[1] + d[2] * b->centre[2]);
 			}
 	// The fine buckets' radii from their texels, widened for rounding.
-	for (uint32_t k = 0; k < FINE_BUCKETS; k++) {
-		texel_bucket *b = &fine[k];
-		b->radius = acos(b->least_cos > 1 ? 1 : b->least_cos) + 1e-9;
-		b->cos_radius = cos(b->radius);
-		b->sin_radius = sin(b->radius);
-	}
+	for (uint32_t k = 0; k < FINE_BUCKETS; k++)
+		bucket_radius(&fine[k], acos(fine[k].least_cos > 1 ? 1 : fine[k].least_cos) + 1e-9);
 	for (uint32_t f = 0; f < 6; f++)
 		for (uint32_t j = 0; j < BUCKET_CELLS; j++)
 			for (uint32_t i = 0; i < BUCKET_CELLS; i++)
