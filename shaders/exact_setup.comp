@@ -632,7 +632,7 @@ void setup_pass(uint p)
 	// Two large surfaces go depth first from the roots (search_pass),
 	// which finds their hits as soon: no probe. Nor for meshes of very
 	// different sizes (PROBE_SIZE_RATIO).
-	bool probe = ((a.flags | b.flags) & VKCOL_MESH_CLOSED) == 0u &&
+	bool probe = (params.flags & VKCOL_EXACT_NO_PROBE) == 0u && ((a.flags | b.flags) & VKCOL_MESH_CLOSED) == 0u &&
 	                 min(a.vertex_count, b.vertex_count) < LARGE_SURFACE_VERTICES &&
 	                 max(a.sphere_radius, b.sphere_radius) <= PROBE_SIZE_RATIO * min(a.sphere_radius, b.sphere_radius);
 	uint j = atomicAdd(counters[VKCOL_COUNTER_SEARCH], 1u);
@@ -731,8 +731,12 @@ void search_pass(uint p, uint mode)
 	// node pair is visited then anyway).
 	bool solid = ((a.flags | b.flags) & VKCOL_MESH_CLOSED) != 0u;
 	bool large = min(a.vertex_count, b.vertex_count) >= LARGE_SURFACE_VERTICES;
-	bool dive = (solid || large || straddled) && params.budget > 1u && !search &&
-	            (params.flags & VKCOL_EXACT_FIND_ALL) == 0u;
+	// On a discrete GPU a depth-first step costs about what a breadth-first
+	// item does, and each level pass costs alike whatever its items: every
+	// pair with an open mesh goes depth first there (exact_policy, exact.c).
+	bool open = ((a.flags & b.flags) & VKCOL_MESH_CLOSED) == 0u;
+	bool dive = ((solid || large || straddled) && !search || open && (params.flags & VKCOL_EXACT_DIVE_OPEN) != 0u) &&
+	            params.budget > 1u && (params.flags & VKCOL_EXACT_FIND_ALL) == 0u;
 	state[p].y = dive ? VKCOL_PAIR_DIVE : 0u;
 	// The host keeps pair_count within the breadth-first and depth-first
 	// regions, so their seeds always fit; the leaf region may be smaller.

@@ -421,6 +421,11 @@ VKCOL_STRUCT(vkcol_approx_params) {
 // vkcol_exact_params.flags
 #define VKCOL_EXACT_FIND_ALL 1u // list every intersecting triangle pair (no early stop)
 #define VKCOL_EXACT_EARLY_ACCEPT 2u // stage 1 accepts: inner balls, cube-map witnesses
+// The device's traversal policy (exact_policy, exact.c): no probe between
+// two open meshes; a pair with an open mesh goes depth first whatever the
+// early accept found.
+#define VKCOL_EXACT_NO_PROBE 4u
+#define VKCOL_EXACT_DIVE_OPEN 8u
 
 VKCOL_STRUCT(vkcol_exact_params) {
 	VKCOL_U32 pair_count;

@@ -7,6 +7,7 @@
 // Also: containment stages, frontier overflow (reruns in smaller chunks, and
 // the CPU fallback for a lone pair), statistics, the early accept, and the
 // list of intersecting triangle pairs. Validation on.
+#include "batch/exact.h"
 #include "context.h"
 #include "gpu_util.h"
 #include "shared.h"
@@ -461,6 +462,9 @@ static void test_overflow_reruns(void)
 	vkcol_mesh m = gpu_mesh(ctx, &torus, 16, "torus");
 	vkcol_mesh_info info;
 	ENSURE(vkcol_mesh_get_info(ctx, m, &info) == VKCOL_SUCCESS);
+	// lavapipe's policy on every device: the pairs the witness search leaves
+	// go breadth first, and overflow.
+	ctx->batch.knobs.exact_policy = EXACT_POLICY_SET;
 	uint32_t n = 200;
 	vkcol_pair *pairs = malloc(n * sizeof(*pairs));
 	vkcol_pair_result *normal = malloc(n * sizeof(*normal)), *small = malloc(n * sizeof(*small));
@@ -488,6 +492,7 @@ static void test_overflow_reruns(void)
 		ENSURE_MSG(differ == 0, "capacity %u: %u answers changed", capacities[c], differ);
 	}
 	ctx->batch.knobs.frontier_capacity = 0;
+	ctx->batch.knobs.exact_policy = 0;
 	free(pairs);
 	free(normal);
 	free(small);
@@ -693,6 +698,110 @@ static void test_early_accept(void)
 	vkcol_context_destroy(ctx);
 }
 
+// Exact mode's traversal policies (exact_policy, exact.c: a discrete GPU's
+// default differs from lavapipe's): each gives the answers the reference
+// gives, on two closed meshes (the witness search and the walks), an open
+// and a closed one, two open meshes the probe is tried on, and two large
+// open surfaces; each part has its effect: no probe accept without the
+// probe, and another traversal when pairs with an open mesh go depth first.
+static uint64_t items_of(const vkcol_batch_stats *s)
+{
+	uint64_t n = 0;
+	for (uint32_t l = 0; l < s->levels && l < 128; l++)
+		n += s->level_items[l];
+	return n;
+}
+
+static void test_policies(void)
+{
+	vkcol_context *ctx = gpu_context();
+	if (!ctx)
+		return;
+	meshgen_mesh large, bowl, star, sheet;
+	const float c[3] = {0, 0, 0}, lo[3] = {-0.8f, -0.6f, -0.7f}, hi[3] = {0.8f, 0.6f, 0.7f};
+	ENSURE(meshgen_torus(&large, 1.0f, 0.35f, 128, 48)); // not star-shaped: the walks apply
+	ENSURE(meshgen_box_open(&bowl, lo, hi, 4));
+	ENSURE(meshgen_sphere(&star, c, 1.0f, 12, 24));
+	// 129 x 129 vertices: two open surfaces past exact_setup.comp's
+	// LARGE_SURFACE_VERTICES, which dive without a probe.
+	ENSURE(meshgen_grid(&sheet, 128, 128, 2.0f, 2.0f));
+	const vkcol_mesh mt = gpu_mesh(ctx, &large, 32, "large torus"), mo = gpu_mesh(ctx, &bowl, 32, "open box"),
+	                 ms = gpu_mesh(ctx, &star, 32, "sphere"), mg = gpu_mesh(ctx, &sheet, 32, "sheet");
+	struct {
+		vkcol_mesh a, b;
+		uint32_t n;
+		float reach;
+		const char *name;
+	} sets[] = {{mt, mt, 400, 1.02f, "large torus pair"},
+	            {mo, ms, 600, 0.9f, "open box and sphere"},
+	            {mo, mo, 600, 0.9f, "two open boxes"},
+	            {mg, mg, 300, 0.6f, "two large sheets"}};
+	const uint32_t policies[] = {VKCOL_EXACT_NO_PROBE, VKCOL_EXACT_DIVE_OPEN,
+	                             VKCOL_EXACT_NO_PROBE | VKCOL_EXACT_DIVE_OPEN};
+	for (uint32_t k = 0; k < CORE_COUNT_OF(sets); k++) {
+		uint32_t n = sets[k].n;
+		vkcol_pair *pairs = random_pairs(ctx, sets[k].a, sets[k].b, n, sets[k].reach, 100 + k);
+		vkcol_pair_result *base = malloc(n * sizeof(*base)), *got = malloc(n * sizeof(*got));
+		vkcol_batch_stats s0, s;
+		uint64_t items[CORE_COUNT_OF(policies)];
+		ctx->batch.knobs.exact_policy = EXACT_POLICY_SET;
+		vkcol_batch_desc bd = {.pairs = pairs, .pair_count = n, .mode = VKCOL_MODE_EXACT, .stats = &s0};
+		ENSURE(vkcol_batch_run(ctx, &bd, base) == VKCOL_SUCCESS);
+		uint32_t wrong = 0;
+		for (uint32_t i = 0; i < n; i++) {
+			bool want = false;
+			ENSURE(vkcol_reference_collide(ctx, &pairs[i], &want) == VKCOL_SUCCESS);
+			wrong += (bool)base[i].collide != want;
+		}
+		printf("     %s: %llu of %u collide, %llu witness accepts, %llu items, %u differ from the reference\n",
+		       sets[k].name, (unsigned long long)s0.collisions, n, (unsigned long long)s0.witness_accepted,
+		       (unsigned long long)items_of(&s0), wrong);
+		// Random poses: none within the band in these few.
+		ENSURE_EQ_INT(wrong, 0);
+		ENSURE(s0.collisions * 10 >= n && s0.collisions * 10 <= 9 * (uint64_t)n);
+		for (uint32_t q = 0; q < CORE_COUNT_OF(policies); q++) {
+			uint32_t pol = policies[q];
+			ctx->batch.knobs.exact_policy = EXACT_POLICY_SET | pol;
+			bd.stats = &s;
+			ENSURE(vkcol_batch_run(ctx, &bd, got) == VKCOL_SUCCESS);
+			uint32_t differ = 0;
+			for (uint32_t i = 0; i < n; i++)
+				differ += got[i].collide != base[i].collide;
+			printf("       policy 0x%02x: %llu witness accepts, %llu items, %u answers differ\n", pol,
+			       (unsigned long long)s.witness_accepted, (unsigned long long)items_of(&s), differ);
+			ENSURE_MSG(differ == 0, "%s, policy 0x%x: %u answers differ", sets[k].name, pol, differ);
+			ENSURE_EQ_INT(s.inner_ball_accepted, s0.inner_ball_accepted);
+			// Only the probe's accepts go with it: the witness search's
+			// stay.
+			if (k == 2 && (pol & VKCOL_EXACT_NO_PROBE))
+				ENSURE_EQ_INT(s.witness_accepted, 0);
+			else
+				ENSURE_EQ_INT(s.witness_accepted, s0.witness_accepted);
+			// The open box's pairs that no accept decided go depth first
+			// (the large sheets always do): fewer items than breadth
+			// first with the same accepts.
+			items[q] = items_of(&s);
+			uint64_t before = q == 2 ? items[0] : items_of(&s0);
+			if ((k == 1 || k == 2) && (pol & VKCOL_EXACT_DIVE_OPEN))
+				ENSURE_MSG(items[q] < before, "%s, policy 0x%x: %llu items, %llu breadth first", sets[k].name, pol,
+				           (unsigned long long)items[q], (unsigned long long)before);
+		}
+		// Each accept was there to be dropped or kept.
+		if (k < 3)
+			ENSURE(s0.witness_accepted > 0);
+		free(pairs);
+		free(base);
+		free(got);
+	}
+	ctx->batch.knobs.exact_policy = 0;
+	meshgen_free(&large);
+	meshgen_free(&bowl);
+	meshgen_free(&star);
+	meshgen_free(&sheet);
+	ENSURE_EQ_INT(vkcol_context_validation_message_count(ctx), 0);
+	vkcol_context_destroy(ctx);
+}
+
 // The per-pair entries of a sorted list: [*first, *first + count).
 static uint64_t entries_of(const vkcol_triangle_list *list, uint64_t pair, uint64_t *first)
 {
@@ -851,6 +960,7 @@ int main(int argc, char **argv)
 	RUN_TEST(test_depth_first);
 	RUN_TEST(test_leaf_sizes);
 	RUN_TEST(test_early_accept);
+	RUN_TEST(test_policies);
 	RUN_TEST(test_triangle_list);
 	RUN_TEST(test_no_unexpected_log_messages);
 	return TEST_SUMMARY();

@@ -74,6 +74,22 @@ static uint32_t exact_default_chunk(const batch_scope *s)
 	                                                                        : EXACT_DEFAULT_CHUNK;
 }
 
+// lavapipe runs a SIMD group's lanes in lockstep on a CPU core, so a lane's
+// depth-first steps cost it two to three breadth-first items, and the probe
+// between two open meshes (exact_setup.comp) pays for itself by its accepts
+// and by telling which pairs to send depth first. On a discrete GPU (an
+// H100: docs/performance-notes.md, "Depth first on a GPU") the probe pass
+// cost more than it saved, and pairs with an open mesh ran 1.4-3.5x as
+// fast depth first; pairs of two solids kept their old policy.
+#define EXACT_DISCRETE_POLICY (VKCOL_EXACT_NO_PROBE | VKCOL_EXACT_DIVE_OPEN)
+
+uint32_t exact_policy(const batch_scope *s)
+{
+	if (s->state->knobs.exact_policy & EXACT_POLICY_SET)
+		return s->state->knobs.exact_policy & ~EXACT_POLICY_SET;
+	return s->gpu->props.deviceType == VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU ? EXACT_DISCRETE_POLICY : 0u;
+}
+
 // Entries of the device's triangle-pair list per chunk (16 bytes each).
 #define EXACT_LIST_MAX (1u << 20)
 
@@ -162,7 +178,7 @@ vkcol_result exact_buffers_create(batch_scope *s, uint32_t chunk, uint32_t list_
 	if (!s->state->knobs.frontier_capacity && follow < b->capacity)
 		b->capacity = (uint32_t)follow;
 	b->list_capacity = list_capacity;
-	b->flags = flags;
+	b->flags = flags & VKCOL_EXACT_FIND_ALL ? flags : flags | exact_policy(s);
 	// Listing visits every overlapping node pair: depth first saves nothing.
 	// (A frontier of one item has no room for two regions.)
 	b->budget = (flags & VKCOL_EXACT_FIND_ALL) || b->capacity < 2 ? 1 : traverse_budget(s);

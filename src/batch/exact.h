@@ -45,6 +45,13 @@ typedef struct exact_buffers {
 // (shaderFloat64: the _fp64 pipelines, pairs uploaded as given)?
 bool exact_in_double(const batch_scope *s);
 
+// Exact mode's traversal policy on this device: the VKCOL_EXACT_NO_PROBE
+// and VKCOL_EXACT_DIVE_OPEN bits of its params (shared.h), which
+// exact_buffers_create adds unless every triangle pair is listed. The knob
+// exact_policy, when set, is EXACT_POLICY_SET with the bits to use.
+#define EXACT_POLICY_SET 0x80000000u
+uint32_t exact_policy(const batch_scope *s);
+
 // Exact mode's buffers for chunks of up to `chunk` pairs (b->chunk: fewer
 // when the frontier's breadth-first region holds fewer), its pipelines (in
 // the precision the device allows, specialized for map_array) and their
