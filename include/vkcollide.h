@@ -472,7 +472,10 @@ typedef struct vkcol_pair_result {
 	/// they do; else the depth of the first vertex found inside, below the
 	/// other's map surface along the ray from its origin (exact mode, inside
 	/// a mesh that is not star-shaped: how far within the other's inner ball
-	/// the witness lies, 0 beyond it); 0 when apart, and 0 for pairs the
+	/// the witness lies, 0 beyond it); exact mode, a small compact solid
+	/// against a solid of at least 4 times its bounding radius: how far an
+	/// edge of the larger reaches within the smaller's inner ball when that
+	/// decided; 0 when apart, and 0 for pairs the
 	/// exact traversal decided. The search stops at the first
 	/// witness, so this is a lower bound, not the deepest penetration.
 	float penetration;
@@ -533,7 +536,9 @@ typedef struct vkcol_batch_stats {
 	/// open meshes, by the probe's sure edge crossing, without traversal.
 	uint64_t witness_accepted;
 	/// Exact mode: pairs accepted because inner balls of the two closed
-	/// meshes overlap (stage 1's early accept, tried before the witness).
+	/// meshes overlap (stage 1's early accept, tried before the witness),
+	/// or because a triangle of one enters the inner ball of the other, a
+	/// small compact solid (the ball test).
 	uint64_t inner_ball_accepted;
 	/// The most device memory the context held during the call, in bytes:
 	/// its meshes, the batch pool and the batch's buffers (on a device whose

@@ -639,6 +639,86 @@ void setup_pass(uint p)
 	frontier[j] = uvec4(p, search ? 1u : early && probe ? 2u : 0u, 0u, 0u);
 }
 
+// The ball test, for a pair whose bounding radii differ by BALL_SIZE_RATIO
+// or more (a small part against a large body or scene, where the traversal
+// would pair the small mesh's whole tree with the few leaves of the large
+// one it comes near): the large mesh's tree is walked against the small
+// one's bounding ball alone. No triangle within the ball (by more than
+// tol): the surfaces do not meet, and only containment can still make the
+// pair collide (exact_contain.comp decides it, as after a traversal
+// without a hit). With the early accept on and both meshes closed, a
+// triangle of the large mesh within the small one's inner ball (inside its
+// solid) makes the solids share a point: collide (the penetration reported:
+// how far within the inner ball that triangle's nearest edge reaches). Culls and accepts on
+// bounds of the true distance: below, the larger of the distances to the
+// triangle's box and to its plane (that of a triangle whose height is at
+// least a tenth of its longest edge: a sliver's normal is not trusted);
+// above, to its nearest edge. The walk stops at
+// BALL_WALK_NODES nodes: the pair then goes on as before. Only for a
+// compact small mesh, a solid whose inner ball reaches BALL_FILL of its
+// bounding radius: elsewhere the ball bounds the mesh loosely, the large
+// mesh's surface passes through it near most poses, and the walk is spent
+// (the spider against the engine: 4 % slower, no pair decided).
+const float BALL_SIZE_RATIO = 4.0;
+const float BALL_FILL = 0.5;
+const uint BALL_WALK_NODES = 96u;
+const uint BALL_UNDECIDED = 0u;
+const uint BALL_APART = 1u;
+const uint BALL_HIT = 2u;
+
+float point_segment_dist2(vec3 x, vec3 p, vec3 q)
+{
+	vec3 d = q - p;
+	float dd = dot(d, d);
+	float s = dd > 0.0 ? clamp(dot(x - p, d) / dd, 0.0, 1.0) : 0.0;
+	vec3 g = x - (p + s * d);
+	return dot(g, g);
+}
+
+// Distance from x to the box [lo, hi].
+float point_box_dist(vec3 x, vec3 lo, vec3 hi)
+{
+	return length(max(max(lo - x, x - hi), vec3(0.0)));
+}
+
+uint ball_test(vkcol_gpu_mesh big, vkcol_gpu_mesh small, mat3 r, vec3 t, bool accept, float tol, out float depth)
+{
+	vec3 c = r * vec3(small.sphere_x, small.sphere_y, small.sphere_z) + t;
+	vec3 o = r * vec3(small.origin_x, small.origin_y, small.origin_z) + t;
+	float reach = small.sphere_radius + 2.0 * tol, inner = small.inner_radius - 2.0 * tol;
+	accept = accept && inner > 0.0;
+	bool near = false, hit = false;
+	uint nodes = 0u;
+	depth = 0.0;
+	tree_walk_start(big.node_first);
+	while (tree_walk_more() && nodes < BALL_WALK_NODES && !hit && !(near && !accept)) {
+		nodes++;
+		vkcol_gpu_node n = tree_node(tree_stack[--tree_top]);
+		bool meets = point_box_dist(c, node_min(n), node_max(n)) <= reach;
+		if (meets && n.count == 0u) {
+			tree_stack[tree_top++] = n.first;
+			tree_stack[tree_top++] = n.first + 1u;
+		}
+		uint first = meets && n.count > 0u ? n.first : 0u, count = meets ? n.count : 0u;
+		for (uint k = first; k < first + count && !hit; k++) {
+			uvec4 tri = triangle_at(k);
+			vec3 v0 = vertex_at(tri.x).xyz, v1 = vertex_at(tri.y).xyz, v2 = vertex_at(tri.z).xyz;
+			vec3 e0 = v1 - v0, e1 = v2 - v1, e2 = v0 - v2, nrm = cross(e0, -e2);
+			float longest = max(dot(e0, e0), max(dot(e1, e1), dot(e2, e2)));
+			float nn = dot(nrm, nrm);
+			float below = point_box_dist(c, min(v0, min(v1, v2)), max(v0, max(v1, v2)));
+			if (nn > 0.01 * longest * longest)
+				below = max(below, abs(dot(nrm, c - v0)) / sqrt(nn));
+			near = near || below <= reach;
+			float above2 = min(point_segment_dist2(o, v0, v1), min(point_segment_dist2(o, v1, v2),
+			                                                         point_segment_dist2(o, v2, v0)));
+			hit = accept && above2 < inner * inner;
+			depth = hit ? inner - sqrt(above2) : 0.0;
+		}
+	}
+	return hit ? BALL_HIT : !near && !tree_walk_more() ? BALL_APART : BALL_UNDECIDED;
+}
+
 // Search pass, for pair p that the setup listed with `mode` (setup_pass):
 // the witness search (1) or the probe (2), then the traversal's seed.
 void search_pass(uint p, uint mode)
@@ -648,6 +728,25 @@ void search_pass(uint p, uint mode)
 	pair_frames f = stored_frames(p);
 	float tol = pair_tolerance(a, b, f.t_ba);
 	bool search = mode == 1u, straddled = false;
+	// A small mesh against a large one: the ball test. Its cull holds with
+	// the early accept off too; its accept only with it on.
+	bool ball_ba = b.sphere_radius * BALL_SIZE_RATIO <= a.sphere_radius && b.inner_radius >= BALL_FILL * b.sphere_radius;
+	bool ball_ab = a.sphere_radius * BALL_SIZE_RATIO <= b.sphere_radius && a.inner_radius >= BALL_FILL * a.sphere_radius;
+	if ((ball_ba || ball_ab) && (params.flags & VKCOL_EXACT_NO_BALL) == 0u) {
+		bool closed = ((a.flags & b.flags) & VKCOL_MESH_CLOSED) != 0u;
+		bool early = (params.flags & VKCOL_EXACT_EARLY_ACCEPT) != 0u;
+		float depth;
+		uint ball = ball_test(ball_ba ? a : b, ball_ba ? b : a, ball_ba ? f.r_ba : f.r_ab, ball_ba ? f.t_ba : f.t_ab,
+		                      early && closed, tol, depth);
+		if (ball == BALL_HIT) {
+			atomicAdd(counters[VKCOL_COUNTER_BALLS], 1u);
+			results[p] = vkcol_gpu_result(1u, VKCOL_GPU_STAGE_CUBE_MAP, depth, 0u);
+			state[p] = uvec2(0u, VKCOL_PAIR_DECIDED);
+			return;
+		}
+		if (ball == BALL_APART)
+			return; // no seed: the containment pass decides
+	}
 	if (mode == 2u) {
 		// B's cluster across A's surface, else A's across B's.
 		bool crossed = false;

@@ -426,6 +426,9 @@ VKCOL_STRUCT(vkcol_approx_params) {
 // early accept found.
 #define VKCOL_EXACT_NO_PROBE 4u
 #define VKCOL_EXACT_DIVE_OPEN 8u
+// A test knob: no ball test (exact_setup.comp) for a small compact solid
+// against a large mesh.
+#define VKCOL_EXACT_NO_BALL 16u
 
 VKCOL_STRUCT(vkcol_exact_params) {
 	VKCOL_U32 pair_count;

@@ -805,6 +805,118 @@ static void test_policies(void)
 	vkcol_context_destroy(ctx);
 }
 
+// A small compact solid against a large mesh (a part against a body or a
+// scene): the ball test (exact_setup.comp) walks the large mesh's tree
+// against the small one's bounding ball, culls the pair when no triangle
+// comes within it (containment still decides: a ball deep inside a solid
+// collides, inside an open box it does not), and with the early accept on
+// accepts it when a triangle of a solid enters the small one's inner ball.
+// The answers are the reference's and the same without the test, both
+// orders of the pair, random and near-contact poses; the test must cut the
+// traversal's items and, near contact, accept pairs.
+static void check_ball_test(vkcol_context *ctx, vkcol_pair *pairs, uint32_t n, uint32_t flags, const char *what,
+                            bool fewer, bool accepts)
+{
+	vkcol_pair_result *with = malloc(n * sizeof(*with)), *without = malloc(n * sizeof(*without));
+	vkcol_batch_stats s_with, s_without;
+	vkcol_batch_desc bd = {.pairs = pairs, .pair_count = n, .mode = VKCOL_MODE_EXACT, .flags = flags, .stats = &s_with};
+	ENSURE(vkcol_batch_run(ctx, &bd, with) == VKCOL_SUCCESS);
+	ctx->batch.knobs.ball_test_off = true;
+	bd.stats = &s_without;
+	ENSURE(vkcol_batch_run(ctx, &bd, without) == VKCOL_SUCCESS);
+	ctx->batch.knobs.ball_test_off = false;
+	uint32_t differ = 0, wrong = 0, contained = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		bool want = false;
+		ENSURE(vkcol_reference_collide(ctx, &pairs[i], &want) == VKCOL_SUCCESS);
+		differ += with[i].collide != without[i].collide;
+		wrong += (bool)with[i].collide != want;
+		contained += with[i].stage == VKCOL_STAGE_CONTAINMENT;
+	}
+	printf("     %s%s: %llu of %u collide (%u contained), items %llu -> %llu, ball and inner-ball accepts %llu -> "
+	       "%llu, %u differ from the reference\n",
+	       what, flags ? ", no early accept" : "", (unsigned long long)s_with.collisions, n, contained,
+	       (unsigned long long)items_of(&s_without), (unsigned long long)items_of(&s_with),
+	       (unsigned long long)s_without.inner_ball_accepted, (unsigned long long)s_with.inner_ball_accepted, wrong);
+	ENSURE_MSG(differ == 0, "%s: %u answers change with the ball test", what, differ);
+	ENSURE_MSG(wrong == 0, "%s: %u answers differ from the reference", what, wrong);
+	// At least 10 % fewer (pairs that dive vary their items by a few from
+	// run to run).
+	if (fewer)
+		ENSURE_MSG(10 * items_of(&s_with) < 9 * items_of(&s_without), "%s: items %llu with the ball test, %llu without", what,
+		           (unsigned long long)items_of(&s_with), (unsigned long long)items_of(&s_without));
+	if (accepts)
+		ENSURE(s_with.inner_ball_accepted > s_without.inner_ball_accepted);
+	if (flags)
+		ENSURE_EQ_INT(s_with.inner_ball_accepted, 0);
+	free(with);
+	free(without);
+}
+
+static void test_ball_test(void)
+{
+	vkcol_context *ctx = gpu_context();
+	if (!ctx)
+		return;
+	meshgen_mesh big, ring, bin, small;
+	const float c[3] = {0, 0, 0}, lo[3] = {-4, -3, -3.5f}, hi[3] = {4, 3, 3.5f};
+	ENSURE(meshgen_sphere(&big, c, 5.0f, 24, 48));
+	ENSURE(meshgen_torus(&ring, 4.0f, 1.2f, 64, 24));
+	ENSURE(meshgen_box_open(&bin, lo, hi, 6));
+	ENSURE(meshgen_sphere(&small, c, 0.3f, 12, 24));
+	const vkcol_mesh mb = gpu_mesh(ctx, &big, 32, "large sphere"), mr = gpu_mesh(ctx, &ring, 32, "large torus"),
+	                 mo = gpu_mesh(ctx, &bin, 32, "large open box"), ms = gpu_mesh(ctx, &small, 32, "small sphere");
+	struct {
+		vkcol_mesh a, b;
+		float reach;
+		const char *name;
+	} sets[] = {{mb, ms, 1.3f, "large sphere and small sphere"},
+	            {ms, mb, 1.3f, "small sphere and large sphere"},
+	            {mr, ms, 1.0f, "large torus and small sphere"},
+	            {mo, ms, 1.0f, "large open box and small sphere"}};
+	for (uint32_t k = 0; k < CORE_COUNT_OF(sets); k++) {
+		vkcol_pair *pairs = random_pairs(ctx, sets[k].a, sets[k].b, 600, sets[k].reach, 300 + k);
+		// Near contact (from centres together, so for the spheres only),
+		// pushed 0.005-0.05 into the small sphere, whose inner ball lies
+		// about 0.003 inside its facets: a triangle of the large solid
+		// enters it for most poses.
+		uint32_t near_n = 0;
+		vkcol_pair *near = k < 2 ? grazing_pairs(ctx, sets[k].a, sets[k].b, 200, 400 + k, 0.005f, 0.05f, &near_n) : NULL;
+		ENSURE(k >= 2 || near_n >= 100);
+		char what[128];
+		snprintf(what, sizeof(what), "%s, near contact", sets[k].name);
+		for (uint32_t flags = 0; flags <= VKCOL_BATCH_NO_EARLY_ACCEPT; flags += VKCOL_BATCH_NO_EARLY_ACCEPT) {
+			// The spheres' random poses with the accepts on are all
+			// decided before (inner balls, witnesses).
+			check_ball_test(ctx, pairs, 600, flags, sets[k].name, flags || k >= 2, false);
+			if (near_n)
+				check_ball_test(ctx, near, near_n, flags, what, !flags, !flags);
+		}
+		free(pairs);
+		free(near);
+	}
+	// Wholly inside the large sphere (the ball test culls, containment
+	// answers) and inside the open box (no surface met: apart).
+	vkcol_pair inside[2] = {{mb, ms, pose_identity(), pose_identity()}, {mo, ms, pose_identity(), pose_identity()}};
+	inside[0].pose_b.translation[0] = 2.0f;
+	inside[1].pose_b.translation[1] = 1.5f;
+	vkcol_pair_result r[2];
+	// Without the early accept, whose inner balls would answer first.
+	vkcol_batch_desc bd = {.pairs = inside, .pair_count = 2, .mode = VKCOL_MODE_EXACT, .flags = VKCOL_BATCH_NO_EARLY_ACCEPT};
+	vkcol_batch_stats st;
+	bd.stats = &st;
+	ENSURE(vkcol_batch_run(ctx, &bd, r) == VKCOL_SUCCESS);
+	ENSURE_EQ_INT(items_of(&st), 0);
+	ENSURE(r[0].collide == 1 && r[0].stage == VKCOL_STAGE_CONTAINMENT);
+	ENSURE(r[1].collide == 0);
+	meshgen_free(&big);
+	meshgen_free(&ring);
+	meshgen_free(&bin);
+	meshgen_free(&small);
+	ENSURE_EQ_INT(vkcol_context_validation_message_count(ctx), 0);
+	vkcol_context_destroy(ctx);
+}
+
 // The per-pair entries of a sorted list: [*first, *first + count).
 static uint64_t entries_of(const vkcol_triangle_list *list, uint64_t pair, uint64_t *first)
 {
@@ -964,6 +1076,7 @@ int main(int argc, char **argv)
 	RUN_TEST(test_leaf_sizes);
 	RUN_TEST(test_early_accept);
 	RUN_TEST(test_policies);
+	RUN_TEST(test_ball_test);
 	RUN_TEST(test_triangle_list);
 	RUN_TEST(test_no_unexpected_log_messages);
 	return TEST_SUMMARY();

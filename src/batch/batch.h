@@ -29,6 +29,7 @@ typedef struct batch_knobs {
 	bool clearance_off;             // ... nor by its clearance field (geometry/clearance.h)
 	bool open_bounds_off;           // ... nor by an open mesh's bounds of its inner distance (cone_bound.h)
 	uint32_t host_pairs_per_task;   // > 0: pairs per task of the host's per-pair work, on any device (pairs.h)
+	bool ball_test_off;             // exact mode runs no ball test (exact_setup.comp), the cull and accept of a small solid
 	uint32_t exact_policy;          // > 0: exact mode's policy, EXACT_POLICY_SET | VKCOL_EXACT_NO_PROBE ... (exact.h)
 } batch_knobs;
 

@@ -178,7 +178,8 @@ vkcol_result exact_buffers_create(batch_scope *s, uint32_t chunk, uint32_t list_
 	if (!s->state->knobs.frontier_capacity && follow < b->capacity)
 		b->capacity = (uint32_t)follow;
 	b->list_capacity = list_capacity;
-	b->flags = flags & VKCOL_EXACT_FIND_ALL ? flags : flags | exact_policy(s);
+	b->flags = (flags & VKCOL_EXACT_FIND_ALL ? flags : flags | exact_policy(s)) |
+	           (s->state->knobs.ball_test_off ? VKCOL_EXACT_NO_BALL : 0u);
 	// Listing visits every overlapping node pair: depth first saves nothing.
 	// (A frontier of one item has no room for two regions.)
 	b->budget = (flags & VKCOL_EXACT_FIND_ALL) || b->capacity < 2 ? 1 : traverse_budget(s);
