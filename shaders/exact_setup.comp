@@ -654,7 +654,12 @@ void setup_pass(uint p)
 // triangle's box and to its plane (that of a triangle whose height is at
 // least a tenth of its longest edge: a sliver's normal is not trusted);
 // above, to its nearest edge. The walk stops at
-// BALL_WALK_NODES nodes: the pair then goes on as before. Only for a
+// BALL_WALK_NODES nodes: the pair then goes on as before. A walk that
+// ends undecided with at most BALL_SEED_LEAVES leaves of the large mesh
+// near the ball leaves them in ball_leaves: the traversal starts from each
+// of them against the small mesh's root (every triangle pair that can meet
+// has its large triangle in one of them), instead of from the two roots.
+// Only for a
 // compact small mesh, a solid whose inner ball reaches BALL_FILL of its
 // bounding radius: elsewhere the ball bounds the mesh loosely, the large
 // mesh's surface passes through it near most poses, and the walk is spent
@@ -681,7 +686,11 @@ float point_box_dist(vec3 x, vec3 lo, vec3 hi)
 	return length(max(max(lo - x, x - hi), vec3(0.0)));
 }
 
-uint ball_test(vkcol_gpu_mesh big, vkcol_gpu_mesh small, mat3 r, vec3 t, bool accept, float tol, out float depth)
+const uint BALL_SEED_LEAVES = 8u;
+uint ball_leaves[BALL_SEED_LEAVES];
+
+uint ball_test(vkcol_gpu_mesh big, vkcol_gpu_mesh small, mat3 r, vec3 t, bool accept, float tol, out float depth,
+               out uint leaf_count)
 {
 	vec3 c = r * vec3(small.sphere_x, small.sphere_y, small.sphere_z) + t;
 	vec3 o = r * vec3(small.origin_x, small.origin_y, small.origin_z) + t;
@@ -690,10 +699,13 @@ uint ball_test(vkcol_gpu_mesh big, vkcol_gpu_mesh small, mat3 r, vec3 t, bool ac
 	bool near = false, hit = false;
 	uint nodes = 0u;
 	depth = 0.0;
+	leaf_count = 0u;
 	tree_walk_start(big.node_first);
-	while (tree_walk_more() && nodes < BALL_WALK_NODES && !hit && !(near && !accept)) {
+	while (tree_walk_more() && nodes < BALL_WALK_NODES && !hit && leaf_count <= BALL_SEED_LEAVES) {
 		nodes++;
-		vkcol_gpu_node n = tree_node(tree_stack[--tree_top]);
+		uint at = tree_stack[--tree_top];
+		vkcol_gpu_node n = tree_node(at);
+		bool leaf_near = false;
 		bool meets = point_box_dist(c, node_min(n), node_max(n)) <= reach;
 		if (meets && n.count == 0u) {
 			tree_stack[tree_top++] = n.first;
@@ -709,13 +721,20 @@ uint ball_test(vkcol_gpu_mesh big, vkcol_gpu_mesh small, mat3 r, vec3 t, bool ac
 			float below = point_box_dist(c, min(v0, min(v1, v2)), max(v0, max(v1, v2)));
 			if (nn > 0.01 * longest * longest)
 				below = max(below, abs(dot(nrm, c - v0)) / sqrt(nn));
-			near = near || below <= reach;
+			leaf_near = leaf_near || below <= reach;
 			float above2 = min(point_segment_dist2(o, v0, v1), min(point_segment_dist2(o, v1, v2),
 			                                                         point_segment_dist2(o, v2, v0)));
 			hit = accept && above2 < inner * inner;
 			depth = hit ? inner - sqrt(above2) : 0.0;
 		}
+		if (leaf_near && leaf_count < BALL_SEED_LEAVES)
+			ball_leaves[leaf_count] = at;
+		leaf_count += leaf_near ? 1u : 0u;
+		near = near || leaf_near;
 	}
+	// The leaves near the ball are all known when the walk ended.
+	if (tree_walk_more())
+		leaf_count = BALL_SEED_LEAVES + 1u;
 	return hit ? BALL_HIT : !near && !tree_walk_more() ? BALL_APART : BALL_UNDECIDED;
 }
 
@@ -728,6 +747,8 @@ void search_pass(uint p, uint mode)
 	pair_frames f = stored_frames(p);
 	float tol = pair_tolerance(a, b, f.t_ba);
 	bool search = mode == 1u, straddled = false;
+	uint seed_leaves = BALL_SEED_LEAVES + 1u;
+	bool seed_big_a = false;
 	// A small mesh against a large one: the ball test. Its cull holds with
 	// the early accept off too; its accept only with it on.
 	bool ball_ba = b.sphere_radius * BALL_SIZE_RATIO <= a.sphere_radius && b.inner_radius >= BALL_FILL * b.sphere_radius;
@@ -737,7 +758,8 @@ void search_pass(uint p, uint mode)
 		bool early = (params.flags & VKCOL_EXACT_EARLY_ACCEPT) != 0u;
 		float depth;
 		uint ball = ball_test(ball_ba ? a : b, ball_ba ? b : a, ball_ba ? f.r_ba : f.r_ab, ball_ba ? f.t_ba : f.t_ab,
-		                      early && closed, tol, depth);
+		                      early && closed, tol, depth, seed_leaves);
+		seed_big_a = ball_ba;
 		if (ball == BALL_HIT) {
 			atomicAdd(counters[VKCOL_COUNTER_BALLS], 1u);
 			results[p] = vkcol_gpu_result(1u, VKCOL_GPU_STAGE_CUBE_MAP, depth, 0u);
@@ -843,12 +865,20 @@ void search_pass(uint p, uint mode)
 	// unless the pair dives (exact_dive.comp tests leaves itself).
 	bool leaves = !dive && node_at(a.node_first).count > 0u && node_at(b.node_first).count > 0u;
 	uint region = dive ? REGION_DIVE : leaves ? REGION_LEAF : REGION_BREADTH;
-	uint i = atomicAdd(counters[region_counter(region)], 1u), base, end;
+	// After a ball test that found few leaves of the large mesh near the
+	// small one, the seeds are those leaves against the small one's root.
+	bool from_leaves = seed_leaves <= BALL_SEED_LEAVES && !leaves;
+	uint seeds = from_leaves ? seed_leaves : 1u;
+	uint i = atomicAdd(counters[region_counter(region)], seeds), base, end;
 	region_slots(region, base, end);
-	if (base + i < end)
-		frontier[base + i] = uvec4(p, a.node_first, b.node_first, 0u);
-	else
-		state[p].y |= VKCOL_PAIR_OVERFLOW;
+	for (uint k = 0u; k < seeds; k++) {
+		uint na = from_leaves && seed_big_a ? ball_leaves[k] : a.node_first;
+		uint nb = from_leaves && !seed_big_a ? ball_leaves[k] : b.node_first;
+		if (base + i + k < end)
+			frontier[base + i + k] = uvec4(p, na, nb, 0u);
+		else
+			state[p].y |= VKCOL_PAIR_OVERFLOW;
+	}
 }
 
 // Walk pass, for pair p that the search listed (its seed already in the

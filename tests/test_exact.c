@@ -892,6 +892,30 @@ static void test_ball_test(void)
 			if (near_n)
 				check_ball_test(ctx, near, near_n, flags, what, !flags, !flags);
 		}
+		// Listing every intersecting triangle pair: the traversal seeded
+		// from the large mesh's leaves near the ball lists the same pairs
+		// as from the roots.
+		if (near_n) {
+			uint64_t capacity = 1u << 20;
+			vkcol_triangle_list lists[2] = {{calloc(capacity, sizeof(vkcol_triangle_pair)), capacity, 0, false},
+			                                {calloc(capacity, sizeof(vkcol_triangle_pair)), capacity, 0, false}};
+			vkcol_pair_result *res = malloc(near_n * sizeof(*res));
+			for (int off = 0; off < 2; off++) {
+				ctx->batch.knobs.ball_test_off = off == 1;
+				vkcol_batch_desc ld = {.pairs = near, .pair_count = near_n, .mode = VKCOL_MODE_EXACT, .triangles = &lists[off]};
+				ENSURE(vkcol_batch_run(ctx, &ld, res) == VKCOL_SUCCESS);
+				ENSURE(!lists[off].truncated);
+			}
+			ctx->batch.knobs.ball_test_off = false;
+			printf("     %s, listed: %llu triangle pairs with the ball test, %llu without\n", sets[k].name,
+			       (unsigned long long)lists[0].count, (unsigned long long)lists[1].count);
+			ENSURE(lists[0].count > 0);
+			ENSURE_EQ_INT(lists[0].count, lists[1].count);
+			ENSURE(memcmp(lists[0].entries, lists[1].entries, lists[0].count * sizeof(vkcol_triangle_pair)) == 0);
+			free(lists[0].entries);
+			free(lists[1].entries);
+			free(res);
+		}
 		free(pairs);
 		free(near);
 	}
