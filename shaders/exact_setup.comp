@@ -867,7 +867,10 @@ void search_pass(uint p, uint mode)
 	uint region = dive ? REGION_DIVE : leaves ? REGION_LEAF : REGION_BREADTH;
 	// After a ball test that found few leaves of the large mesh near the
 	// small one, the seeds are those leaves against the small one's root.
-	bool from_leaves = seed_leaves <= BALL_SEED_LEAVES && !leaves;
+	// (Not when the small mesh is one leaf: leaf-leaf items belong in
+	// the leaf region.)
+	uint small_root = seed_big_a ? b.node_first : a.node_first;
+	bool from_leaves = seed_leaves <= BALL_SEED_LEAVES && !leaves && node_at(small_root).count == 0u;
 	uint seeds = from_leaves ? seed_leaves : 1u;
 	uint i = atomicAdd(counters[region_counter(region)], seeds), base, end;
 	region_slots(region, base, end);
