@@ -510,7 +510,8 @@ bool probe_from(uvec2 start, pair_frames f, float tol)
 		} else {
 			uvec2 item0, item1;
 			bool keep0, keep1, leaf0, leaf1;
-			split(top, na, nb, r, abs_r, t, tol, item0, item1, keep0, keep1, leaf0, leaf1);
+			bool nearer1;
+			split(top, na, nb, r, abs_r, t, tol, item0, item1, keep0, keep1, leaf0, leaf1, nearer1);
 			if (keep1) {
 				stack[sp] = item1;
 				sp++;

@@ -361,7 +361,8 @@ bool child_meets(bool split_b, vec3 cs, vec3 es, vec4 ss, vec3 cc, vec3 ec, vec4
 // Branch free: a SIMD driver such as lavapipe runs both sides of a branch
 // with the lanes masked off, which would double the box tests.
 void split(uvec2 top, vkcol_gpu_node na, vkcol_gpu_node nb, mat3 r, mat3 abs_r, vec3 t, float tol,
-           out uvec2 item0, out uvec2 item1, out bool keep0, out bool keep1, out bool leaf0, out bool leaf1)
+           out uvec2 item0, out uvec2 item1, out bool keep0, out bool keep1, out bool leaf0, out bool leaf1,
+           out bool nearer1)
 {
 	vec3 ea = extent(na), eb = extent(nb);
 	bool split_b = na.count > 0u || (nb.count == 0u && dot(eb, eb) > dot(ea, ea));
@@ -378,6 +379,10 @@ void split(uvec2 top, vkcol_gpu_node na, vkcol_gpu_node nb, mat3 r, mat3 abs_r, 
 	leaf1 = other_leaf && c1.count > 0u;
 	item0 = split_b ? uvec2(top.x, first) : uvec2(first, top.y);
 	item1 = split_b ? uvec2(top.x, first + 1u) : uvec2(first + 1u, top.y);
+	// Is child 1's centre nearer the node that stays (both in A's frame)?
+	vec3 at = split_b ? cs : r * cs + t;
+	vec3 x0 = split_b ? r * cc0 + t : cc0, x1 = split_b ? r * cc1 + t : cc1;
+	nearer1 = distance(x1, at) < distance(x0, at);
 }
 
 // Appends the kept items of pair p (bit k of keep: item k; up to four) to

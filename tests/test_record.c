@@ -384,8 +384,10 @@ static vkcol_gpu_batch *overflow_batch(scene *sc, query_buffers *q, uint32_t n, 
 
 // The same overflow depth first: solids without the early accepts seed
 // their pairs in the frontier's depth-first region (exact_setup.comp), and
-// with the default depth-first steps their items stay there, so it is that
-// region, 8 items of a frontier of 16 (chunks of 4 pairs), that overflows:
+// with 4 depth-first steps an item (the default 16 find most hits before
+// the region fills, the nearer child first) what is left stays there, so
+// it is that region, 8 items of a frontier of 16 (chunks of 4 pairs), that
+// overflows:
 // its pairs come back VKCOL_UNDECIDED_SCRATCH, and vkcol_batch_run answers
 // them as the reference does.
 static void test_undecided_depth_first(void)
@@ -395,7 +397,7 @@ static void test_undecided_depth_first(void)
 		return;
 	const uint32_t n = 200;
 	query_buffers q;
-	vkcol_gpu_batch *batch = overflow_batch(&sc, &q, n, 11, 16, 0);
+	vkcol_gpu_batch *batch = overflow_batch(&sc, &q, n, 11, 16, 4);
 	const vkcol_pair *pairs = query_pairs(&q);
 	if (batch) {
 		record_and_run(&sc, batch, &q, n, false);
@@ -405,6 +407,7 @@ static void test_undecided_depth_first(void)
 			undecided += got[i].stage == VKCOL_STAGE_NONE;
 		vkcol_record_summary s = query_summary(&q);
 		ENSURE_EQ_INT(s.undecided, undecided);
+		printf("     %u of %u pairs undecided (the depth-first region overflowed)\n", undecided, n);
 		ENSURE_MSG(undecided >= 5, "%u undecided pairs: the small depth-first region should overflow", undecided);
 		ENSURE_EQ_INT(check_overflowed(&sc, pairs, got, 0, n), undecided);
 		vkcol_gpu_batch_destroy(sc.ctx, batch);
