@@ -512,12 +512,15 @@ bool probe_from(uvec2 start, pair_frames f, float tol)
 			bool keep0, keep1, leaf0, leaf1;
 			bool nearer1;
 			split(top, na, nb, r, abs_r, t, tol, item0, item1, keep0, keep1, leaf0, leaf1, nearer1);
-			if (keep1) {
-				stack[sp] = item1;
+			// The nearer child first, as exact_dive.comp.
+			uvec2 under = nearer1 ? item0 : item1, over = nearer1 ? item1 : item0;
+			bool keep_under = nearer1 ? keep0 : keep1, keep_over = nearer1 ? keep1 : keep0;
+			if (keep_under) {
+				stack[sp] = under;
 				sp++;
 			}
-			if (keep0) {
-				stack[sp] = item0;
+			if (keep_over) {
+				stack[sp] = over;
 				sp++;
 			}
 		}
