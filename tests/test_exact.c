@@ -892,6 +892,28 @@ static void test_ball_test(void)
 			if (near_n)
 				check_ball_test(ctx, near, near_n, flags, what, !flags, !flags);
 		}
+		// A frontier too small for every pair's leaf seeds: the pairs that
+		// overflow are rerun in smaller chunks, with the same answers.
+		if (near_n) {
+			vkcol_pair_result *base = malloc(near_n * sizeof(*base)), *small_res = malloc(near_n * sizeof(*small_res));
+			vkcol_batch_desc od = {.pairs = near, .pair_count = near_n, .mode = VKCOL_MODE_EXACT,
+			                       .flags = VKCOL_BATCH_NO_EARLY_ACCEPT};
+			ENSURE(vkcol_batch_run(ctx, &od, base) == VKCOL_SUCCESS);
+			vkcol_batch_stats os;
+			od.stats = &os;
+			ctx->batch.knobs.frontier_capacity = 64;
+			ENSURE(vkcol_batch_run(ctx, &od, small_res) == VKCOL_SUCCESS);
+			ctx->batch.knobs.frontier_capacity = 0;
+			uint32_t changed = 0;
+			for (uint32_t i = 0; i < near_n; i++)
+				changed += small_res[i].collide != base[i].collide;
+			printf("     %s, frontier of 64 items: %llu reruns, %u answers changed\n", sets[k].name,
+			       (unsigned long long)os.reruns, changed);
+			ENSURE(os.reruns > 0);
+			ENSURE_EQ_INT(changed, 0);
+			free(base);
+			free(small_res);
+		}
 		// Listing every intersecting triangle pair: the traversal seeded
 		// from the large mesh's leaves near the ball lists the same pairs
 		// as from the roots.
