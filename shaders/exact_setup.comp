@@ -643,29 +643,29 @@ void setup_pass(uint p)
 	frontier[j] = uvec4(p, search ? 1u : early && probe ? 2u : 0u, 0u, 0u);
 }
 
-// The ball test, for a pair whose bounding radii differ by BALL_SIZE_RATIO
-// or more (a small part against a large body or scene, where the traversal
-// would pair the small mesh's whole tree with the few leaves of the large
-// one it comes near): the large mesh's tree is walked against the small
-// one's bounding ball alone. No triangle within the ball (by more than
-// tol): the surfaces do not meet, and only containment can still make the
-// pair collide (exact_contain.comp decides it, as after a traversal
-// without a hit). With the early accept on and both meshes closed, a
-// triangle of the large mesh within the small one's inner ball (inside its
-// solid) makes the solids share a point: collide (the penetration reported:
-// how far within the inner ball that triangle's nearest edge reaches). Culls and accepts on
-// bounds of the true distance: below, the larger of the distances to the
-// triangle's box and to its plane (that of a triangle whose height is at
-// least a tenth of its longest edge: a sliver's normal is not trusted);
-// above, to its nearest edge. The walk stops at
-// BALL_WALK_NODES nodes: the pair then goes on as before. A walk that
-// ends undecided with at most BALL_SEED_LEAVES leaves of the large mesh
-// near the ball leaves them in ball_leaves: the traversal starts from each
-// of them against the small mesh's root (every triangle pair that can meet
-// has its large triangle in one of them), instead of from the two roots.
-// Only for a
-// compact small mesh, a solid whose inner ball reaches BALL_FILL of its
-// bounding radius: elsewhere the ball bounds the mesh loosely, the large
+// The ball test, for a small compact solid (its inner ball reaches
+// BALL_FILL of its bounding radius) against a mesh of BALL_SIZE_RATIO times
+// its bounding radius or more (a part against a body or a scene, where the
+// traversal would pair the small mesh's whole tree with the few leaves of
+// the large one it comes near): the large mesh's tree is walked against the
+// small one's bounding ball alone, for at most BALL_WALK_NODES nodes.
+// - No triangle within the ball (by more than tol): the surfaces do not
+//   meet, and only containment can still make the pair collide
+//   (exact_contain.comp decides it, as after a traversal without a hit).
+// - With the early accept on and both meshes closed, a triangle of the
+//   large mesh within the small one's inner ball (inside its solid): the
+//   solids share a point, collide (the penetration reported: how far within
+//   the inner ball that triangle's nearest edge reaches).
+// - Otherwise, when the walk ended with at most BALL_SEED_LEAVES leaves of
+//   the large mesh near the ball, they are left in ball_leaves: the
+//   traversal starts from each of them against the small mesh's root
+//   (every triangle pair that can meet has its large triangle in one of
+//   them) instead of from the two roots; else the pair goes on as before.
+// The culls and accepts rest on bounds of a triangle's true distance:
+// below, the larger of the distances to its box and to its plane (that of a
+// triangle whose height is at least a tenth of its longest edge: a
+// sliver's normal is not trusted); above, to its nearest edge. Only for a
+// compact solid: elsewhere the ball bounds the mesh loosely, the large
 // mesh's surface passes through it near most poses, and the walk is spent
 // (the spider against the engine: 4 % slower, no pair decided).
 const float BALL_SIZE_RATIO = 4.0;
