@@ -941,6 +941,28 @@ static void test_ball_test(void)
 		free(pairs);
 		free(near);
 	}
+	// Both meshes far from their coordinate origin (recentred inside the
+	// library): the ball and the frames are the recentred ones.
+	{
+		meshgen_mesh far_big, far_small;
+		const float at[3] = {1.0e4f, -2.0e4f, 5.0e3f};
+		ENSURE(meshgen_sphere(&far_big, at, 5.0f, 24, 48));
+		ENSURE(meshgen_sphere(&far_small, at, 0.3f, 12, 24));
+		const vkcol_mesh fb = gpu_mesh(ctx, &far_big, 32, "far large sphere"),
+		                 fs = gpu_mesh(ctx, &far_small, 32, "far small sphere");
+		uint32_t far_n = 0;
+		vkcol_pair *far_near = grazing_pairs(ctx, fb, fs, 200, 500, 0.005f, 0.05f, &far_n);
+		vkcol_pair *far_random = random_pairs(ctx, fb, fs, 600, 1.3f, 501);
+		ENSURE(far_n >= 100);
+		for (uint32_t flags = 0; flags <= VKCOL_BATCH_NO_EARLY_ACCEPT; flags += VKCOL_BATCH_NO_EARLY_ACCEPT) {
+			check_ball_test(ctx, far_random, 600, flags, "far spheres", flags != 0, false);
+			check_ball_test(ctx, far_near, far_n, flags, "far spheres, near contact", !flags, !flags);
+		}
+		free(far_near);
+		free(far_random);
+		meshgen_free(&far_big);
+		meshgen_free(&far_small);
+	}
 	// Wholly inside the large sphere (the ball test culls, containment
 	// answers) and inside the open box (no surface met: apart).
 	vkcol_pair inside[2] = {{mb, ms, pose_identity(), pose_identity()}, {mo, ms, pose_identity(), pose_identity()}};
