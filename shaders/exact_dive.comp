@@ -57,18 +57,15 @@ void main()
 			found++;
 		} else {
 			uvec2 item0, item1;
-			bool keep0, keep1, leaf0, leaf1, nearer1;
-			split(top, na, nb, r, abs_r, t, tol, item0, item1, keep0, keep1, leaf0, leaf1, nearer1);
-			// The child whose centre lies nearer the other node on top,
-			// popped first: a colliding pair's hit is likelier there.
-			uvec2 under = nearer1 ? item0 : item1, over = nearer1 ? item1 : item0;
-			bool keep_under = nearer1 ? keep0 : keep1, keep_over = nearer1 ? keep1 : keep0;
-			if (keep_under) {
-				stack[sp] = under;
+			bool keep0, keep1, leaf0, leaf1;
+			split(top, na, nb, r, abs_r, t, tol, item0, item1, keep0, keep1, leaf0, leaf1);
+			// Item 0, the child nearer the other node, on top: popped first.
+			if (keep1) {
+				stack[sp] = item1;
 				sp++;
 			}
-			if (keep_over) {
-				stack[sp] = over;
+			if (keep0) {
+				stack[sp] = item0;
 				sp++;
 			}
 		}

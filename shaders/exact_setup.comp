@@ -510,17 +510,14 @@ bool probe_from(uvec2 start, pair_frames f, float tol)
 		} else {
 			uvec2 item0, item1;
 			bool keep0, keep1, leaf0, leaf1;
-			bool nearer1;
-			split(top, na, nb, r, abs_r, t, tol, item0, item1, keep0, keep1, leaf0, leaf1, nearer1);
-			// The nearer child first, as exact_dive.comp.
-			uvec2 under = nearer1 ? item0 : item1, over = nearer1 ? item1 : item0;
-			bool keep_under = nearer1 ? keep0 : keep1, keep_over = nearer1 ? keep1 : keep0;
-			if (keep_under) {
-				stack[sp] = under;
+			split(top, na, nb, r, abs_r, t, tol, item0, item1, keep0, keep1, leaf0, leaf1);
+			// Item 0, the child nearer the other node, on top: popped first.
+			if (keep1) {
+				stack[sp] = item1;
 				sp++;
 			}
-			if (keep_over) {
-				stack[sp] = over;
+			if (keep0) {
+				stack[sp] = item0;
 				sp++;
 			}
 		}
@@ -700,7 +697,7 @@ uint ball_test(vkcol_gpu_mesh big, vkcol_gpu_mesh small, mat3 r, vec3 t, bool ac
 	vec3 o = r * vec3(small.origin_x, small.origin_y, small.origin_z) + t;
 	float reach = small.sphere_radius + 2.0 * tol, inner = small.inner_radius - 2.0 * tol;
 	accept = accept && inner > 0.0;
-	bool near = false, hit = false;
+	bool hit = false;
 	uint nodes = 0u;
 	depth = 0.0;
 	leaf_count = 0u;
@@ -734,12 +731,13 @@ uint ball_test(vkcol_gpu_mesh big, vkcol_gpu_mesh small, mat3 r, vec3 t, bool ac
 		if (leaf_near && leaf_count < BALL_SEED_LEAVES)
 			ball_leaves[leaf_count] = at;
 		leaf_count += leaf_near ? 1u : 0u;
-		near = near || leaf_near;
 	}
-	// The leaves near the ball are all known when the walk ended.
-	if (tree_walk_more())
-		leaf_count = BALL_SEED_LEAVES + 1u;
-	return hit ? BALL_HIT : !near && !tree_walk_more() ? BALL_APART : BALL_UNDECIDED;
+	// Apart: the walk ended and no leaf came near. The leaves near the ball
+	// are all known only when the walk ended.
+	bool ended = !tree_walk_more();
+	uint ball = hit ? BALL_HIT : ended && leaf_count == 0u ? BALL_APART : BALL_UNDECIDED;
+	leaf_count = ended ? leaf_count : BALL_SEED_LEAVES + 1u;
+	return ball;
 }
 
 // Search pass, for pair p that the setup listed with `mode` (setup_pass):

@@ -356,13 +356,14 @@ bool child_meets(bool split_b, vec3 cs, vec3 es, vec4 ss, vec3 cc, vec3 ec, vec4
 
 // Splits the larger node of an overlapping pair (by box diagonal), or the one
 // that is not a leaf, and keeps the children that may meet the other node
-// (nodes_meet: boxes and slabs; child k becomes item k).
-// leaf0, leaf1: child item k pairs two leaves.
+// (nodes_meet: boxes and slabs). Item 0 is the child whose centre lies
+// nearer the node that stays (both in A's frame): the depth-first walks
+// (exact_dive.comp, the probe) pop it first, since a colliding pair's hit
+// is likelier there. leaf0, leaf1: item k pairs two leaves.
 // Branch free: a SIMD driver such as lavapipe runs both sides of a branch
 // with the lanes masked off, which would double the box tests.
 void split(uvec2 top, vkcol_gpu_node na, vkcol_gpu_node nb, mat3 r, mat3 abs_r, vec3 t, float tol,
-           out uvec2 item0, out uvec2 item1, out bool keep0, out bool keep1, out bool leaf0, out bool leaf1,
-           out bool nearer1)
+           out uvec2 item0, out uvec2 item1, out bool keep0, out bool keep1, out bool leaf0, out bool leaf1)
 {
 	vec3 ea = extent(na), eb = extent(nb);
 	bool split_b = na.count > 0u || (nb.count == 0u && dot(eb, eb) > dot(ea, ea));
@@ -372,17 +373,20 @@ void split(uvec2 top, vkcol_gpu_node na, vkcol_gpu_node nb, mat3 r, mat3 abs_r, 
 	vec3 cs = split_b ? centre(na) : centre(nb), es = split_b ? ea : eb;
 	vec3 cc0 = centre(c0), ec0 = extent(c0), cc1 = centre(c1), ec1 = extent(c1);
 	vec4 ss = slab_at(split_b ? top.x : top.y), s0 = slab_at(first), s1 = slab_at(first + 1u);
-	keep0 = child_meets(split_b, cs, es, ss, cc0, ec0, s0, r, abs_r, t, tol);
-	keep1 = child_meets(split_b, cs, es, ss, cc1, ec1, s1, r, abs_r, t, tol);
+	bool meets0 = child_meets(split_b, cs, es, ss, cc0, ec0, s0, r, abs_r, t, tol);
+	bool meets1 = child_meets(split_b, cs, es, ss, cc1, ec1, s1, r, abs_r, t, tol);
 	bool other_leaf = (split_b ? na.count : nb.count) > 0u;
-	leaf0 = other_leaf && c0.count > 0u;
-	leaf1 = other_leaf && c1.count > 0u;
-	item0 = split_b ? uvec2(top.x, first) : uvec2(first, top.y);
-	item1 = split_b ? uvec2(top.x, first + 1u) : uvec2(first + 1u, top.y);
 	// Is child 1's centre nearer the node that stays (both in A's frame)?
 	vec3 at = split_b ? cs : r * cs + t;
 	vec3 x0 = split_b ? r * cc0 + t : cc0, x1 = split_b ? r * cc1 + t : cc1;
-	nearer1 = distance(x1, at) < distance(x0, at);
+	bool swap = distance(x1, at) < distance(x0, at);
+	uint near_child = swap ? first + 1u : first, far_child = swap ? first : first + 1u;
+	keep0 = swap ? meets1 : meets0;
+	keep1 = swap ? meets0 : meets1;
+	leaf0 = other_leaf && (swap ? c1.count : c0.count) > 0u;
+	leaf1 = other_leaf && (swap ? c0.count : c1.count) > 0u;
+	item0 = split_b ? uvec2(top.x, near_child) : uvec2(near_child, top.y);
+	item1 = split_b ? uvec2(top.x, far_child) : uvec2(far_child, top.y);
 }
 
 // Appends the kept items of pair p (bit k of keep: item k; up to four) to
