@@ -108,6 +108,11 @@ def test_report_header():
           r["device"]["validation"])
     check(r["validation_messages"] == 0, "%r validation messages" % r["validation_messages"])
     check(r["machine"]["cores"] >= 1 and r["machine"]["memory_bytes"] > 0, "machine %r" % r["machine"])
+    # A GPU warms up with full batches (its clocks drop while the peers run);
+    # a CPU device does not.
+    warm = r["settings"]["warmup_seconds"]
+    check(warm == 0 if r["device"]["type"] == "cpu" else warm > 0, "warmup_seconds %r on a %s device" %
+          (warm, r["device"]["type"]))
     groups = {c["group"] for c in r["cases"]}
     check(groups == {"batch_size", "triangles", "collide_fraction", "resolution", "motion"}, "groups %r" % groups)
     check(not any("skipped" in c for c in r["cases"]), "a smoke case was skipped: %r" %
@@ -122,7 +127,7 @@ SCHEMA = {
          "settings": dict, "machine": dict, "device": dict, "peers": dict, "device_rates": dict, "cases": list,
          "headline": dict, "targets": list, "validation_messages": int},
     "tool": {"version": str, "commit": str, "buildtype": str, "found": dict},
-    "settings": {"repeat": int, "timed_repeat": int, "max_seconds": NUMBER, "peer_poses": int, "bullet_poses": int,
+    "settings": {"repeat": int, "timed_repeat": int, "max_seconds": NUMBER, "warmup_seconds": NUMBER, "peer_poses": int, "bullet_poses": int,
                  "peer_repeat": int, "models": str, "models_found": bool},
     "machine": {"cpu": str, "cores": int, "peer_threads": int, "memory_bytes": int, "os": str, "kernel": str,
                 "load_average_start": NUMBER, "load_average_end": NUMBER},

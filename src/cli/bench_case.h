@@ -27,6 +27,7 @@ typedef struct settings {
 	int peer_repeat;
 	int device_repeat;
 	double device_min_seconds;
+	double gpu_warmup_seconds; // full batches before a measurement's timed runs, on a GPU
 } settings;
 
 typedef struct case_spec {
@@ -59,6 +60,7 @@ typedef struct bench {
 	char fcl[PATH_MAX], bullet[PATH_MAX], rates[PATH_MAX]; // helper programs, "" when not found
 	unsigned threads;
 	double raw_sampling, bandwidth; // the device's medians, NaN when not measured
+	double warmup_seconds; // set.gpu_warmup_seconds on a GPU, 0 on a CPU device
 	double start;
 	int done, total;
 } bench;
