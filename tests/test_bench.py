@@ -494,11 +494,35 @@ def test_same_inputs_same_answers():
                 check(f1.read() == f2.read(), "%s differs when made again from the same report" % name)
 
 
+def test_warmup():
+    """--warmup: full batches before each measurement (a GPU's default; forced
+    here on whatever device runs the tests), recorded per run and in the
+    settings; none by default on a CPU device."""
+    smoke = smoke_report()
+    runs = [x for c in smoke["cases"] for x in c.get("runs", [])]
+    if smoke["device"]["type"] == "cpu":
+        check(not any("warmup_runs" in x for x in runs), "a CPU device warmed up by default: %r" %
+              [x["id"] for x in runs if "warmup_runs" in x])
+    with tempfile.TemporaryDirectory() as d:
+        rc, _, err = run("bench", "--smoke", "--only", "motion", "--no-peers", "--warmup", "0.05", "--quiet",
+                         "--out", d)
+        check(rc == 0, "bench --warmup 0.05 exited with %d\n%s" % (rc, err[-2000:]))
+        with open(os.path.join(d, "report.json")) as f:
+            r = json.load(f)
+        check(r["settings"]["warmup_seconds"] == 0.05, "settings.warmup_seconds %r" % r["settings"]["warmup_seconds"])
+        runs = [x for c in r["cases"] for x in c["runs"]]
+        check(runs and all(x.get("warmup_runs", 0) >= 1 for x in runs), "warmup_runs %r" %
+              [(x["id"], x.get("warmup_runs")) for x in runs])
+        for bad in ("-1", "61", "x"):
+            rc, _, err = run("bench", "--warmup", bad, "--out", d)
+            check(rc == 2 and "--warmup needs seconds from 0 to 60" in err, "--warmup %s: %d %s" % (bad, rc, err))
+
+
 TESTS = [test_report_header, test_schema_types, test_figures_consistent, test_runs_and_stages, test_early_accept_off,
          test_pose_sets,
          test_accuracy_by_resolution, test_peers_and_ratios, test_summary_and_plots, test_compare,
          test_usage_errors, test_missing_models, test_installed,
-         test_same_inputs_same_answers]
+         test_same_inputs_same_answers, test_warmup]
 
 
 def main():

@@ -61,6 +61,9 @@ static const char *const bench_help[] = {
 	"  --models DIR        assimp-testmodels' models folder\n"
 	"                      (default /usr/share/assimp/models)\n"
 	"  --repeat N          speed measurements per figure (default 3; --quick 2)\n"
+	"  --warmup SECONDS    full batches before each measurement, so that a GPU's\n"
+	"                      clocks are up (default 0.5 on a GPU, --quick 0.25,\n"
+	"                      --smoke 0.05; 0 on a CPU device such as lavapipe)\n"
 	"  --keep-work         keep DIR/work (meshes and pose files the peers read)\n"
 	"  --quiet             no progress lines\n",
 	"Other forms:\n"
@@ -724,7 +727,8 @@ static int run_suite(bench *b, const char *only)
 		return report_failure(&b->log, "bench", r);
 	vkcol_device_info info;
 	vkcol_context_get_device_info(b->ctx, &info);
-	b->warmup_seconds = info.type == VKCOL_DEVICE_CPU ? 0 : b->set.gpu_warmup_seconds;
+	if (b->warmup_seconds < 0)
+		b->warmup_seconds = info.type == VKCOL_DEVICE_CPU ? 0 : b->set.gpu_warmup_seconds;
 	const char *validation = getenv("VKCOLLIDE_VALIDATION");
 	bool validating = validation && !strcmp(validation, "1");
 	const char *off = b->no_peers ? "left out (--no-peers)" : "not found";
@@ -852,6 +856,7 @@ static int cmd_bench(const command *cmd, int argc, char **argv)
 	const char *out = NULL, *only = NULL, *compare[2] = {NULL, NULL}, *summary = NULL;
 	bool peers = true, as_json = false, repeat_given = false, list = false;
 	uint32_t threads = 0, repeat = 0;
+	double warmup = -1; // --warmup, or -1: the suite's default for the device
 	for (int i = 1; i < argc; i++) {
 		const char *arg = argv[i], *value = NULL;
 		if (is_help_option(arg)) {
@@ -905,6 +910,11 @@ static int cmd_bench(const command *cmd, int argc, char **argv)
 			if (!value || !parse_u32(value, 1, MAX_REPEAT, &repeat))
 				return usage_error(cmd, "--repeat needs a number from 1 to %d", MAX_REPEAT);
 			repeat_given = true;
+		} else if (match_value_option(argc, argv, &i, "--warmup", &value)) {
+			char *end;
+			warmup = value ? strtod(value, &end) : -1;
+			if (!value || end == value || *end || !(warmup >= 0 && warmup <= 60))
+				return usage_error(cmd, "--warmup needs seconds from 0 to 60, not '%s'", value ? value : "");
 		} else {
 			return usage_error(cmd, "unknown argument '%s'", arg);
 		}
@@ -941,6 +951,7 @@ static int cmd_bench(const command *cmd, int argc, char **argv)
 		}
 		return summarize(&b, summary, out ? out : dir);
 	}
+	b.warmup_seconds = warmup;
 	if (repeat_given) {
 		b.set.repeat = (int)repeat;
 		b.set.peer_repeat = (int)repeat;

@@ -255,10 +255,12 @@ static json_object *measure(bench *b, measurement *m, const char *id, int *statu
 	// On a GPU, full batches until its clocks are up again after the peers
 	// (and the pool has grown to the batch): without this the first runs of
 	// a case ran 3-5 times slower than the same code in the runs after.
-	for (int k = 0; spent < b->warmup_seconds && k < 1000; k++) {
+	int warm_runs = 0;
+	while (spent < b->warmup_seconds && warm_runs < 1000) {
 		if ((r = timed_run(b, &bd, m->results, &dt, &done, &interrupted)) != VKCOL_SUCCESS)
 			goto failed;
 		spent += dt;
+		warm_runs++;
 	}
 	interrupted = 0;
 	spent = 0;
@@ -293,6 +295,8 @@ static json_object *measure(bench *b, measurement *m, const char *id, int *statu
 		bench_add(run, "vertex_budget", bench_number(m->vertex_budget));
 	if (m->flags & VKCOL_BATCH_NO_EARLY_ACCEPT)
 		json_object_object_add(run, "early_accept", json_object_new_boolean(false));
+	if (warm_runs)
+		bench_add(run, "warmup_runs", bench_number(warm_runs));
 	if (interrupted) {
 		bench_add(run, "interrupted_runs", bench_number(interrupted));
 		bench_add(run, "answered", bench_number((double)m->answered));
