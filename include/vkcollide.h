@@ -621,7 +621,7 @@ typedef struct vkcol_batch_desc {
 	/// (0 = every vertex). A larger mesh is sampled by one of its levels of
 	/// detail, each about a quarter of the one before and spread evenly
 	/// over the surface (one vertex per cell of a grid): the finest level
-	/// within the budget, and never fewer than 256 vertices. Faster on
+	/// within the budget, and never fewer than 64 vertices. Faster on
 	/// meshes of 10^4 vertices and more, at the price of missing contacts
 	/// shallower than the samples' spacing (BENCHMARKS.md has the
 	/// disagreement with exact mode per budget). The levels are built on

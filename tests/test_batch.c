@@ -389,8 +389,8 @@ static void test_clearance_filter_reach(void)
 }
 
 // The vertex budget (vkcol_batch_desc.vertex_budget): a fine sphere (about
-// 32,000 vertices: levels of detail of about 8,000, 2,000 and 500), a
-// torus (1,152: one level of 288) and a box too small for any, at random
+// 32,000 vertices: levels of detail of about 8,000, 2,000, 500 and 125), a
+// torus (1,152: levels of 288 and 72) and a box too small for any, at random
 // poses. A budget no mesh exceeds answers as no budget, testing about as
 // many vertices; a budget tests a subset of the vertices against the same maps,
 // so it never says collide where every vertex says not, and it tests fewer;

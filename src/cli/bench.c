@@ -186,6 +186,7 @@ static void build_suite(suite *s, const settings *set)
 	    {"suzanne-yxa", SUZANNE, YXA, false, false, true, true, 390},
 	};
 	static const double targets[] = {0.1, 0.5, 0.9};
+	static const uint32_t budgets[MAX_RESOLUTIONS] = {16384, 4096, 1024, 256};
 	for (size_t p = 0; p < sizeof(pairs) / sizeof(pairs[0]); p++) {
 		if ((quick && !pairs[p].quick) || (smoke && p > 0))
 			continue;
@@ -199,16 +200,15 @@ static void build_suite(suite *s, const settings *set)
 			               smoke || pairs[p].real};
 			// Approx mode's vertex budgets on the large meshes, and on
 			// the closed pair whose every vertex falls behind FCL.
-			if (pairs[p].budgets) {
-				c.budgets[0] = 16384;
-				c.budgets[1] = 4096;
-				c.budgets[2] = 1024;
-			}
+			if (pairs[p].budgets)
+				memcpy(c.budgets, budgets, sizeof(budgets));
 			add_case(s, c);
 		}
 		case_spec near = {"collide_fraction", pairs[p].pair, pairs[p].a, pairs[p].b, "near", 0.5,
 		                  pairs[p].seed + 9, smoke ? 200 : quick ? 1000 : 2000, {0}, both, {0}, 1, true, {0},
 		                  pairs[p].real && !smoke};
+		if (pairs[p].budgets && !smoke)
+			memcpy(near.budgets, budgets, sizeof(budgets));
 		add_case(s, near);
 	}
 

@@ -129,7 +129,7 @@ static const char *const collide_help[] = {
 	"                    / 2^N, clamped to the smallest level (default 0)\n"
 	"  --vertex-budget N approx mode: test at most about N vertices of each mesh,\n"
 	"                    sampled evenly over its surface (0 = all, the default;\n"
-	"                    never fewer than 256): faster on large meshes, misses\n"
+	"                    never fewer than 64): faster on large meshes, misses\n"
 	"                    contacts shallower than the samples' spacing\n"
 	"  --format FORMAT   csv (default) or jsonl\n"
 	"  --out FILE        write the results to FILE (default, or -: standard\n"

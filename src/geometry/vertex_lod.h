@@ -14,7 +14,7 @@
 
 // Levels stop before one would keep fewer than this many vertices: a
 // budget below it gets the coarsest level.
-#define VERTEX_LOD_MIN 256u
+#define VERTEX_LOD_MIN 64u
 #define VERTEX_LOD_MAX_LEVELS 8u
 
 typedef struct vertex_lod {
