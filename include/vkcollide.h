@@ -479,7 +479,10 @@ typedef struct vkcol_pair_result {
 	/// exact traversal decided. The search stops at the first
 	/// witness, so this is a lower bound, not the deepest penetration.
 	float penetration;
-	/// Exact mode: intersecting triangle pairs found; 0 in approx mode. For
+	/// Exact mode, a pair the traversal found colliding: with a triangle
+	/// list (vkcol_batch_desc.triangles), how many triangle pairs
+	/// intersect; without one the traversal stops at the first, and this is
+	/// 1. 0 otherwise, and in approx mode. For
 	/// a pair vkcol_batch_record left undecided (stage VKCOL_STAGE_NONE,
 	/// collide 0): why, a vkcol_undecided value.
 	uint32_t triangle_pairs;

@@ -67,19 +67,23 @@ float map_lod(vkcol_gpu_mesh to)
 // inside). d2: squared distance of its centre from `to`'s origin.
 bool ball_may_hit(vkcol_gpu_mesh to, mat3 r, vec3 t, vec4 cs, bool cones, bool open, out float d2, out vec3 cc)
 {
-	cc = r * cs.xyz + t;
+	// precise (as every position here): the same bits in every pass, so
+	// that a pair's spilled answer is its jobs' (approx_jobs.comp).
+	precise vec3 centre = r * cs.xyz + t;
+	cc = centre;
 	// Per axis, how far the centre lies beyond the box's slab (< 0 within).
 	vec3 beyond = max(box_min(to) - cc, cc - box_max(to)), gap = max(beyond, vec3(0.0));
-	vec3 off = cc - vec3(to.origin_x, to.origin_y, to.origin_z);
-	d2 = dot(off, off);
+	precise vec3 off = cc - vec3(to.origin_x, to.origin_y, to.origin_z);
+	precise float dd = dot(off, off);
+	d2 = dd;
 	if (dot(gap, gap) > cs.w * cs.w)
 		return false;
 	bool inside = all(lessThanEqual(beyond, vec3(-cs.w)));
 	return !(cones && cone_rules_out(to, off, sqrt(d2), cs.w, open && inside));
 }
 
-// The job lists (shared.h): cluster jobs, group jobs, spilled pairs.
-const uint CLUSTER_JOBS = VKCOL_JOBS_CLUSTER, GROUP_JOBS = VKCOL_JOBS_GROUP, SPILLED_PAIRS = VKCOL_JOBS_SPILLED;
+// The job lists (shared.h): cluster jobs, group jobs.
+const uint CLUSTER_JOBS = VKCOL_JOBS_CLUSTER, GROUP_JOBS = VKCOL_JOBS_GROUP;
 
 // Where job list `list` (CLUSTER_JOBS or GROUP_JOBS) starts in the job
 // lists, and how many jobs it holds.
@@ -180,7 +184,7 @@ float test_cluster(side s, uint c)
 	uint first = from.vertex_first + c * VKCOL_CLUSTER_SIZE;
 	uint count = min(VKCOL_CLUSTER_SIZE, from.vertex_first + from.vertex_count - first);
 	vec4 ball = cluster_at(from.cluster_first + c);
-	vec3 centre = s.r * ball.xyz + s.t, off = centre - origin;
+	precise vec3 centre = s.r * ball.xyz + s.t, off = centre - origin;
 	vec4 clear = clearance_ball(s.clear, centre);
 	// Against an open s.to a cleared vertex may lie where the map misses
 	// s.to, on neither side of it: the field skips none unless the
@@ -192,7 +196,7 @@ float test_cluster(side s, uint c)
 		clear.w = 0.0;
 	uint boxed = 0u;
 	for (uint k = 0u; k < count; k++) {
-		vec3 x = s.r * vertex_at(first + k).xyz + s.t, off = x - clear.xyz;
+		precise vec3 x = s.r * vertex_at(first + k).xyz + s.t, off = x - clear.xyz;
 		if (in_box(to, x) && dot(off, off) >= clear.w)
 			boxed |= 1u << k;
 	}
@@ -205,8 +209,8 @@ float test_cluster(side s, uint c)
 	while (boxed != 0u && depth < 0.0) {
 		uint k = uint(findLSB(boxed));
 		boxed &= boxed - 1u;
-		vec3 d = s.r * vertex_at(first + k).xyz + s.t - origin;
-		float dist = length(d);
+		precise vec3 d = s.r * vertex_at(first + k).xyz + s.t - origin;
+		precise float dist = length(d);
 		vec2 rg = vec2(0.0);
 		if (dist > 0.0) {
 			g_samples++;
@@ -258,23 +262,23 @@ uint group_mask(side s, uint g, out uint closest)
 	return mask;
 }
 
-// Lists pair p for approx_pairs.comp's spilled variant (shared.h).
-void spill(uint p)
+// A cluster job's key (shared.h): its order among the pair's jobs, the
+// nearest group's clusters (s.nearest, which the pair pass tests first)
+// before the others of a direction, direction 0 before 1.
+uint job_key(uint direction, bool nearest, uint cluster)
 {
-	uint at = atomicAdd(job_args[4u * SPILLED_PAIRS + VKCOL_JOB_COUNT], 1u);
-	jobs[params.job_capacity + params.group_capacity + at] = uvec2(p, 0u);
-	atomicMax(job_args[4u * SPILLED_PAIRS], at / gl_WorkGroupSize.x + 1u);
+	return direction << 31 | (nearest ? 0u : 1u) << 30 | cluster;
 }
 
 // Makes cluster jobs of the clusters in `mask` (bit k: cluster k of group g
-// of s.from). Returns false when the job list is full.
+// of s.from), with their keys. Returns false when the job list is full.
 bool group_jobs(uint p, side s, uint g, uint mask)
 {
 	uint slot = mask != 0u ? reserve_jobs(CLUSTER_JOBS, uint(bitCount(mask))) : 0u;
 	if (slot == NONE)
 		return false;
 	while (mask != 0u) {
-		jobs[slot++] = uvec2(p, g * VKCOL_GROUP_CLUSTERS + uint(findLSB(mask)) | (s.direction << 31));
+		jobs[slot++] = uvec2(p, job_key(s.direction, g == s.nearest, g * VKCOL_GROUP_CLUSTERS + uint(findLSB(mask))));
 		mask &= mask - 1u;
 	}
 	return true;

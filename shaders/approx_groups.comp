@@ -4,10 +4,10 @@
 // (approx_pairs.comp), and a cluster job for each cluster that may hold a
 // vertex inside, for approx_jobs.comp. Every invocation tests the same
 // number of balls, where approx_pairs.comp's pairs would loop over as many
-// groups as the pair of their SIMD group that touches the most. The jobs of
-// a pair already found colliding do nothing. When the cluster list is
-// full, the pair is spilled (shared.h): a call, where testing the clusters
-// here would be code that a SIMD driver runs, masked, in every invocation.
+// groups as the pair of their SIMD group that touches the most. When the
+// cluster list is full, the pair is spilled (shared.h): a flag, where
+// testing the clusters here would be code that a SIMD driver runs, masked,
+// in every invocation.
 #version 450
 #include "shared.h"
 #include "common.glsl"
@@ -17,12 +17,12 @@
 
 void main()
 {
-	uint p, g, closest;
+	uint p, g, key, closest;
 	side s;
-	if (!open_job(GROUP_JOBS, p, g, s))
+	if (!open_job(GROUP_JOBS, p, g, key, s))
 		return;
 	// Only the clusters' balls: a cluster that may hold an inside vertex
 	// passes its own test whatever its group's ball does.
-	if (!group_jobs(p, s, g, group_mask(s, g, closest)) && atomicOr(result_words[4u * p + 3u], 1u) == 0u)
-		spill(p);
+	if (!group_jobs(p, s, g, group_mask(s, g, closest)))
+		atomicOr(result_words[4u * p + 3u], VKCOL_RESULT_SPILLED);
 }

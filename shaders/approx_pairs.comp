@@ -27,16 +27,30 @@
 // differ in length by orders of magnitude, and a SIMD CPU driver such as
 // lavapipe runs them all as long as the longest; one invocation per group
 // or cluster has loops of equal length. When a job list is full, the pair
-// is spilled: the variant SPILLED of this shader, run after the jobs, tests
-// its clusters, one invocation per spilled pair. Pairs of a
-// workgroup may sample different cube arrays (map_sample.glsl).
+// is spilled: the variant SPILLED of this shader, run after the jobs, one
+// invocation per pair, tests its clusters, and works out the penetration of
+// the pairs the jobs found colliding (shared.h). Pairs of a workgroup may
+// sample different cube arrays (map_sample.glsl).
 #version 450
 #include "shared.h"
 #include "common.glsl"
 #include "pair_common.glsl"
 #include "approx_common.glsl"
 
-layout(std430, set = 0, binding = VKCOL_BINDING_RESULTS) writeonly buffer Results { vkcol_gpu_result results[]; };
+// The results as (collide, stage, penetration bits, VKCOL_RESULT_* flags)
+// (shared.h):
+// the spilled variant reads the key the jobs left in word 2 as bits, never
+// as a float (its patterns are NaNs).
+#if VKCOL_VARIANT == 1
+layout(std430, set = 0, binding = VKCOL_BINDING_RESULTS) buffer Results { uvec4 results[]; };
+#else
+layout(std430, set = 0, binding = VKCOL_BINDING_RESULTS) writeonly buffer Results { uvec4 results[]; };
+#endif
+
+void write_result(uint p, bool collide, uint stage, float depth, uint spilled)
+{
+	results[p] = uvec4(collide ? 1u : 0u, stage, floatBitsToUint(depth), spilled);
+}
 
 // The variant for the spilled pairs (shared.h; approx_spilled in
 // shaders/meson.build): the other variant holds none of its code (which a
@@ -100,37 +114,67 @@ bool make_jobs(uint p, side s)
 }
 
 // A spilled pair: tests every cluster of the pair that may hold an inside
-// vertex (slow, but the job lists are sized so that this is rare).
-float test_all(side ba, side ab)
+// vertex (slow, but the job lists are sized so that this is rare), in the
+// order of the jobs' keys (job_key): per direction, the group test_nearest
+// picks, then the others. Returns the key of the first to find a vertex
+// inside, the one the jobs would have found, or NONE.
+uint first_hit(side ba, side ab)
 {
-	float depth = -1.0, d2;
+	float d2;
 	vec3 cc;
-	uint closest;
-	for (uint direction = 0u; direction < 2u && depth < 0.0; direction++) {
+	uint closest, hit = NONE;
+	for (uint direction = 0u; direction < 2u && hit == NONE; direction++) {
 		side s = direction == 0u ? ba : ab;
 		uint group_first = s.from.cluster_first + s.from.cluster_count;
-		for (uint g = 0u; g < s.groups && depth < 0.0; g++) {
+		float nearest_d2 = 3.4e38;
+		for (uint g = 0u; g < s.groups; g++) {
+			if (ball_may_hit(s.to, s.r, s.t, cluster_at(group_first + g), s.cones, s.open, d2, cc) && d2 < nearest_d2) {
+				nearest_d2 = d2;
+				s.nearest = g;
+			}
+		}
+		for (uint k = 0u; k <= s.groups && hit == NONE; k++) {
+			uint g = k == 0u ? s.nearest : k - 1u;
+			if (g == NONE || (k > 0u && g == s.nearest))
+				continue;
 			uint mask = ball_may_hit(s.to, s.r, s.t, cluster_at(group_first + g), s.cones, s.open, d2, cc) ? group_mask(s, g, closest) : 0u;
-			while (mask != 0u && depth < 0.0) {
-				depth = test_cluster(s, g * VKCOL_GROUP_CLUSTERS + uint(findLSB(mask)));
+			while (mask != 0u && hit == NONE) {
+				uint c = g * VKCOL_GROUP_CLUSTERS + uint(findLSB(mask));
+				if (test_cluster(s, c) >= 0.0)
+					hit = job_key(direction, k == 0u, c);
 				mask &= mask - 1u;
 			}
 		}
 	}
-	return depth;
+	return hit;
 }
 
 void main()
 {
-	uint i = linear_group_id() * gl_WorkGroupSize.x + gl_LocalInvocationID.x;
-	if (i >= (SPILLED ? job_args[4u * SPILLED_PAIRS + VKCOL_JOB_COUNT] : params.pair_count))
+	uint p = linear_group_id() * gl_WorkGroupSize.x + gl_LocalInvocationID.x;
+	if (p >= params.pair_count)
 		return;
-	uint p = SPILLED ? job_at(params.job_capacity + params.group_capacity + i).x : i;
+#if VKCOL_VARIANT == 1
+	// After the jobs, pair p in lane p (shared.h): a spilled pair (all its
+	// clusters; this answer covers its jobs' too) or a pair the jobs found
+	// colliding. Either way the first cluster in job order that finds a
+	// vertex inside gives the penetration (shared.h), worked out at this one
+	// call, so that its bits do not depend on the way it was found.
+	uvec4 r = results[p];
+	if ((r.w & (VKCOL_RESULT_SPILLED | VKCOL_RESULT_HIT)) == 0u)
+		return;
 	vkcol_gpu_pair pr = pair_at(p);
-	vkcol_gpu_mesh a = mesh_of(pr.mesh_a), b = mesh_of(pr.mesh_b);
 	pair_frames f = make_frames(pr);
+	uint key = (r.w & VKCOL_RESULT_SPILLED) == 0u ? ~r.z : first_hit(side_of(pr, f, 0u), side_of(pr, f, 1u));
+	float depth = key != NONE ? test_cluster(side_of(pr, f, key >> 31), key & 0x3fffffffu) : -1.0;
+	write_result(p, key != NONE, VKCOL_GPU_STAGE_CUBE_MAP, max(depth, 0.0), 0u);
+	add_stats();
+#else
+	vkcol_gpu_pair pr = pair_at(p);
+	pair_frames f = make_frames(pr);
+	vkcol_gpu_mesh a = mesh_of(pr.mesh_a), b = mesh_of(pr.mesh_b);
 	if (!bounds_overlap(a, b, f, 0.0)) {
-		results[p] = vkcol_gpu_result(0u, VKCOL_GPU_STAGE_BOUNDS, 0.0, 0u);
+		write_result(p, false, VKCOL_GPU_STAGE_BOUNDS, 0.0, 0u);
 		return;
 	}
 	// Stage 1: overlapping inner balls; the nearest cluster of B's vertices
@@ -139,24 +183,18 @@ void main()
 	float depth = inner_ball_overlap(a, b, f);
 	side ba = side_of(pr, f, 0u), ab = side_of(pr, f, 1u);
 	bool room = true;
-	if (SPILLED) {
-		// After the jobs: this answer covers every cluster, theirs too.
-		depth = test_all(ba, ab);
-	} else {
-		for (uint direction = 0u; direction < 2u && depth < 0.0; direction++) {
-			side s = direction == 0u ? ba : ab;
-			depth = test_nearest(s);
-			if (direction == 0u)
-				ba = s;
-			else
-				ab = s;
-		}
-		for (uint direction = 0u; direction < 2u && depth < 0.0 && room; direction++)
-			room = make_jobs(p, direction == 0u ? ba : ab);
-		if (!room)
-			spill(p);
+	for (uint direction = 0u; direction < 2u && depth < 0.0; direction++) {
+		side s = direction == 0u ? ba : ab;
+		depth = test_nearest(s);
+		if (direction == 0u)
+			ba = s;
+		else
+			ab = s;
 	}
-	// Word 3: spilled (listed once, shared.h), until the spilled variant.
-	results[p] = vkcol_gpu_result(depth >= 0.0 ? 1u : 0u, VKCOL_GPU_STAGE_CUBE_MAP, max(depth, 0.0), room ? 0u : 1u);
+	for (uint direction = 0u; direction < 2u && depth < 0.0 && room; direction++)
+		room = make_jobs(p, direction == 0u ? ba : ab);
+	// Word 3: spilled (shared.h), until the spilled variant.
+	write_result(p, depth >= 0.0, VKCOL_GPU_STAGE_CUBE_MAP, max(depth, 0.0), room ? 0u : VKCOL_RESULT_SPILLED);
 	add_stats();
+#endif
 }

@@ -33,9 +33,12 @@ vec3 cube_texel_direction(uint face, uint i, uint j, uint n)
 mat3 quat_to_mat3(vec4 q)
 {
 	float x = q.x, y = q.y, z = q.z, w = q.w;
-	return mat3(1.0 - 2.0 * (y * y + z * z), 2.0 * (x * y + w * z), 2.0 * (x * z - w * y),
-	            2.0 * (x * y - w * z), 1.0 - 2.0 * (x * x + z * z), 2.0 * (y * z + w * x),
-	            2.0 * (x * z + w * y), 2.0 * (y * z - w * x), 1.0 - 2.0 * (x * x + y * y));
+	// precise: no fused multiply-adds, so that every shader and call site
+	// gets the same bits (approx mode answers a pair in two passes alike).
+	precise mat3 m = mat3(1.0 - 2.0 * (y * y + z * z), 2.0 * (x * y + w * z), 2.0 * (x * z - w * y),
+	                      2.0 * (x * y - w * z), 1.0 - 2.0 * (x * x + z * z), 2.0 * (y * z + w * x),
+	                      2.0 * (x * z + w * y), 2.0 * (y * z - w * x), 1.0 - 2.0 * (x * x + y * y));
+	return m;
 }
 
 #endif

@@ -81,7 +81,9 @@ float clearance_at(clearance_grid g, vec3 c, out vec3 p)
 {
 	uvec3 dims = floatBitsToUint(g.more.xyz);
 	uvec3 i = uvec3(clamp(floor((c - g.grid.xyz) / g.grid.w), vec3(0.0), vec3(dims - 1u)));
-	p = g.grid.xyz + (vec3(i) + 0.5) * g.grid.w;
+	// precise: the same point in every pass (approx_jobs.comp).
+	precise vec3 point = g.grid.xyz + (vec3(i) + 0.5) * g.grid.w;
+	p = point;
 	uint at = (i.z * dims.y + i.y) * dims.x + i.x;
 	return cluster_at(g.values + (at >> 2))[at & 3u];
 }
@@ -102,8 +104,8 @@ bool clearance_beyond(clearance_grid g, vec3 c, float rho)
 vec4 clearance_ball(clearance_grid g, vec3 c)
 {
 	vec3 p;
-	float radius = clearance_at(g, c, p) / (1.0 + g.more.w);
-	return vec4(p, radius * radius);
+	precise float radius = clearance_at(g, c, p) / (1.0 + g.more.w), r2 = radius * radius;
+	return vec4(p, r2);
 }
 
 #endif

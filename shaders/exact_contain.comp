@@ -24,6 +24,7 @@ vkcol_gpu_node tree_node(uint i)
 }
 
 #include "tree_walk.glsl"
+#include "map_sample.glsl"
 
 // Crossings of the ray o + s d (s > 0) with mesh m's triangles, mod 2, or
 // 2 when this ray cannot tell. Whether the line o + s d passes through a
@@ -119,14 +120,36 @@ uint piece_inside(vkcol_gpu_mesh to, uint first, mat3 r, vec3 t, real3x3 rr, rea
 	return boxed ? inside(to, point, slack) : 0u;
 }
 
+// The depth of the witness the search pass found inside a star-shaped mesh
+// (VKCOL_PAIR_WITNESS_DEPTH, shared.h): as find_candidate sampled it, from
+// the mesh's origin. Here, one invocation per pair in pair order, so that
+// its bits do not depend on the order the device listed the pairs in.
+float witness_depth(uint p, uint witness)
+{
+	vkcol_gpu_pair pr = pair_at(p);
+	vkcol_gpu_mesh a = mesh_of(pr.mesh_a), b = mesh_of(pr.mesh_b);
+	pair_frames f = stored_frames(p);
+	bool ba = (witness >> 31) == 0u;
+	vkcol_gpu_mesh from = ba ? b : a, to = ba ? a : b;
+	uint vertex = witness & VKCOL_WITNESS_ORIGIN;
+	vec3 x = vertex == VKCOL_WITNESS_ORIGIN ? vec3(from.origin_x, from.origin_y, from.origin_z) : vertex_at(vertex).xyz;
+	vec3 d = (ba ? f.r_ba * x + f.t_ba : f.r_ab * x + f.t_ab) - vec3(to.origin_x, to.origin_y, to.origin_z);
+	float dist = length(d);
+	vec2 rg = dist == 0.0 ? vec2(to.inner_radius) : map_sample(to.map_array, d, float(to.map_layer), 0.0);
+	return max(rg.r - dist, 0.0);
+}
+
 void main()
 {
 	uint p = linear_group_id() * gl_WorkGroupSize.x + gl_LocalInvocationID.x;
 	if (p >= params.pair_count)
 		return;
 	uvec2 st = state[p];
-	if ((st.y & VKCOL_PAIR_DECIDED) != 0u)
+	if ((st.y & VKCOL_PAIR_DECIDED) != 0u) {
+		if ((st.y & VKCOL_PAIR_WITNESS_DEPTH) != 0u)
+			results[p].penetration = witness_depth(p, st.x);
 		return;
+	}
 	// An overflow loses part of the search: the pair is rerun, unless a hit
 	// already decided it and only the answer (not every triangle pair) is
 	// wanted.
@@ -141,8 +164,12 @@ void main()
 		results[p] = vkcol_gpu_result(0u, VKCOL_GPU_STAGE_NONE, 0.0, VKCOL_RESULT_FOR_CPU);
 		return;
 	}
+	// Without a list the traversal stops at the first hit, but items of the
+	// same level may have found others meanwhile, as many as the order in
+	// which the device ran them: 1, so that the same pairs give the same
+	// answers.
 	if (st.x > 0u) {
-		results[p] = vkcol_gpu_result(1u, VKCOL_GPU_STAGE_TREE, 0.0, st.x);
+		results[p] = vkcol_gpu_result(1u, VKCOL_GPU_STAGE_TREE, 0.0, find_all ? st.x : 1u);
 		return;
 	}
 	vkcol_gpu_pair pr = pair_at(p);

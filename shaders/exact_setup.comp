@@ -799,6 +799,8 @@ void search_pass(uint p, uint mode)
 		// SIMD driver runs every call, masked.
 		uvec4 balls = nearest_balls(a, b, f);
 		float depth = -1.0;
+		uint witness = 0u; // VKCOL_PAIR_WITNESS_DEPTH's word, with `sampled`
+		bool sampled = false;
 		for (uint direction = 0u; direction < 2u && depth < 0.0; direction++) {
 			bool ba = direction == 0u;
 			vkcol_gpu_mesh from = ba ? b : a, to = ba ? a : b;
@@ -814,8 +816,11 @@ void search_pass(uint p, uint mode)
 			if (to.inner_radius > 0.0 &&
 			    find_candidate(from, to, r, t, solid, ba ? balls.x : balls.y, o, v, below, inside, vertex) &&
 			    (solid || piece_leaves(from, vertex_piece(vertex), to, r, t, tol)) &&
-			    (inside || segment_clear(to, o, v, tol)))
+			    (inside || segment_clear(to, o, v, tol))) {
 				depth = below;
+				sampled = (to.flags & VKCOL_MESH_STAR_SHAPED) != 0u;
+				witness = min(vertex, VKCOL_WITNESS_ORIGIN) | (direction << 31);
+			}
 		}
 		// Large solids that are not star-shaped, when neither guess held:
 		// listed for the walk pass (tangent_candidate), when one of the
@@ -832,9 +837,11 @@ void search_pass(uint p, uint mode)
 				frontier[params.capacity + w] = uvec4(p, 0u, 0u, 0u);
 		}
 		if (depth >= 0.0) {
+			// A depth sampled from a star-shaped mesh's map: the containment
+			// pass works it out again (VKCOL_PAIR_WITNESS_DEPTH).
 			atomicAdd(counters[VKCOL_COUNTER_WITNESS], 1u);
-			results[p] = vkcol_gpu_result(1u, VKCOL_GPU_STAGE_CUBE_MAP, depth, 0u);
-			state[p] = uvec2(0u, VKCOL_PAIR_DECIDED);
+			results[p] = vkcol_gpu_result(1u, VKCOL_GPU_STAGE_CUBE_MAP, sampled ? 0.0 : depth, 0u);
+			state[p] = uvec2(sampled ? witness : 0u, VKCOL_PAIR_DECIDED | (sampled ? VKCOL_PAIR_WITNESS_DEPTH : 0u));
 			return;
 		}
 	}

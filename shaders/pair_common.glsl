@@ -40,16 +40,21 @@ struct pair_frames {
 
 pair_frames make_frames(vkcol_gpu_pair pr)
 {
-	vec4 qa = normalize(vec4(pr.qa_x, pr.qa_y, pr.qa_z, pr.qa_w));
-	vec4 qb = normalize(vec4(pr.qb_x, pr.qb_y, pr.qb_z, pr.qb_w));
+	// precise: the same bits in every shader and at every call site (no
+	// fused multiply-adds), which approx mode's deterministic penetration
+	// needs (approx_jobs.comp).
+	precise vec4 qa = normalize(vec4(pr.qa_x, pr.qa_y, pr.qa_z, pr.qa_w));
+	precise vec4 qb = normalize(vec4(pr.qb_x, pr.qb_y, pr.qb_z, pr.qb_w));
 	vec3 ta = vec3(pr.ta_x, pr.ta_y, pr.ta_z), tb = vec3(pr.tb_x, pr.tb_y, pr.tb_z);
 	// x_A = Ra^T (Rb x_B + tb - ta); the inverse is r_ab = r_ba^T.
 	mat3 ra = quat_to_mat3(qa), rb = quat_to_mat3(qb);
+	precise mat3 r_ba = transpose(ra) * rb;
+	precise vec3 t_ba = transpose(ra) * (tb - ta), t_ab = transpose(rb) * (ta - tb);
 	pair_frames f;
-	f.r_ba = transpose(ra) * rb;
-	f.r_ab = transpose(f.r_ba);
-	f.t_ba = transpose(ra) * (tb - ta);
-	f.t_ab = transpose(rb) * (ta - tb);
+	f.r_ba = r_ba;
+	f.r_ab = transpose(r_ba);
+	f.t_ba = t_ba;
+	f.t_ab = t_ab;
 	return f;
 }
 

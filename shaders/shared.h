@@ -297,17 +297,26 @@ VKCOL_STRUCT(vkcol_approx_params) {
 // (uvec2: pair, cluster | direction << 31), which approx_jobs.comp tests.
 // One invocation per job, so that the loops of a workgroup's invocations
 // have equal lengths. A pair whose jobs do not fit their list is spilled:
-// listed (uvec2: pair, 0) for approx_pairs.comp's spilled variant, which
-// tests all its clusters after the jobs, one invocation per pair; word 3 of
-// its result is 1 until then, so that it is listed once. The job lists hold
-// the cluster jobs, then the group jobs, then the spilled pairs (as many as
-// the chunk has pairs); the job arguments, per list, the indirect dispatch
-// of its jobs (x, y, z) and their count, at word 4 * list.
+// word 3 of its result has VKCOL_RESULT_SPILLED, and approx_pairs.comp's
+// spilled variant, after the jobs, tests all its clusters. A cluster job's
+// key orders the jobs of a pair (job_key: direction, the nearest group's
+// clusters first, cluster); those that find a vertex inside keep the least
+// key of them, inverted, in word 2 of the pair's result (atomicMax), and a
+// job skips itself when one of a lesser key has found one, so the first in
+// key order always runs, whatever order the device runs them in; the pair
+// gets VKCOL_RESULT_HIT, and the spilled variant tests that cluster again
+// for the penetration. That variant runs one invocation per pair in pair
+// order: on lavapipe a cube sample's last bits depend on the coordinates of
+// the other lanes of its SIMD group, which must not depend on the order the
+// jobs ran in. The job lists hold the cluster jobs, then the group jobs;
+// the job arguments, per list, the indirect dispatch of its jobs (x, y, z)
+// and their count, at word 4 * list.
 #define VKCOL_JOBS_CLUSTER 0
 #define VKCOL_JOBS_GROUP 1
-#define VKCOL_JOBS_SPILLED 2
+#define VKCOL_RESULT_SPILLED 1u // word 3 until the spilled variant
+#define VKCOL_RESULT_HIT 2u     // word 3 until the spilled variant
 #define VKCOL_JOB_COUNT 3 // word of a list's count, after its dispatch
-#define VKCOL_JOB_ARGS_WORDS 12
+#define VKCOL_JOB_ARGS_WORDS 8
 
 // vkcol_approx_params.flags: add to the statistics counters; leave the
 // cone bounds unused (tests compare the answers with and without them).
@@ -399,6 +408,15 @@ VKCOL_STRUCT(vkcol_approx_params) {
 // (devices without shaderFloat64, or a point on the other's surface): unless
 // a sure hit decides it, the host answers the pair with the CPU reference.
 #define VKCOL_PAIR_UNDECIDED 8u
+// Decided by a witness vertex inside a star-shaped mesh, whose depth below
+// that mesh's map exact_contain.comp works out, one invocation per pair in
+// pair order (on lavapipe a cube sample's last bits depend on the other
+// lanes of its SIMD group, and the search pass's pairs come in the order
+// the device listed them): the state's first word holds the vertex | the
+// direction << 31 (1: A's vertex in B), VKCOL_WITNESS_ORIGIN for the
+// mesh's origin.
+#define VKCOL_PAIR_WITNESS_DEPTH 16u
+#define VKCOL_WITNESS_ORIGIN 0x7fffffffu
 // vkcol_gpu_result.triangle_pairs of a pair left to the CPU reference for
 // that reason (stage VKCOL_STAGE_NONE); a pair whose frontier overflowed has
 // 0 there and is rerun on the device first.

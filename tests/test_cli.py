@@ -782,6 +782,41 @@ def test_collide_exact_mode():
         check(not parse_csv(r.stdout)[0]["collide"], "approx mode saw the plus?\n" + r.describe())
 
 
+def test_collide_same_bytes():
+    # The same poses give the same bytes, run after run, in both modes:
+    # the penetration and the triangle count too, which came from whichever
+    # of a pair's invocations the device happened to run first.
+    import random
+    rng = random.Random(17)
+    star = os.path.join(SOURCE_DIR, "bench", "meshes", "star.obj")
+    bowl = os.path.join(SOURCE_DIR, "bench", "meshes", "open_hemisphere.obj")
+    torus = os.path.join(EXAMPLES, "torus.obj")
+    with tempfile.TemporaryDirectory() as d:
+        for a, b, reach in ((torus, star, 2.4), (bowl, torus, 1.8)):
+            lines = []
+            for _ in range(6000):
+                q = [rng.gauss(0, 1) for _ in range(4)]
+                n = math.sqrt(sum(c * c for c in q))
+                t = [rng.uniform(-reach, reach) for _ in range(3)]
+                lines.append(" ".join("%.7f" % v for v in [c / n for c in q] + t))
+            path = write(d, "poses.txt", "\n".join(lines) + "\n")
+            for mode in ("approx", "exact"):
+                outs = []
+                for _ in range(3):
+                    r = run("collide", a, b, "--poses", path, "--mode", mode)
+                    expect_exit(r, 0)
+                    outs.append(r.stdout)
+                rows = parse_csv(outs[0])
+                deep = sum(1 for row in rows if row["penetration"] > 0)
+                counted = sum(1 for row in rows if row["triangle_pairs"] > 0)
+                check(deep > 100 and (mode == "approx" or counted > 30), "%s-%s %s: %d rows with a penetration, "
+                      "%d with triangle pairs" % (os.path.basename(a), os.path.basename(b), mode, deep, counted))
+                check(all(row["triangle_pairs"] in (0, 1) for row in rows), "a triangle count above 1 without "
+                      "--triangle-pairs")
+                check(outs[1] == outs[0] and outs[2] == outs[0], "%s-%s %s: the same poses gave other bytes" % (
+                    os.path.basename(a), os.path.basename(b), mode))
+
+
 def test_collide_usage_errors():
     box = box_path()
     cases = [

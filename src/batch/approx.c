@@ -5,7 +5,8 @@
 // k + 1's pairs. Per chunk: approx_pairs.comp (stage 0, the inner balls,
 // the nearest cluster per direction, jobs for the rest), approx_groups.comp
 // (group jobs), approx_jobs.comp (cluster jobs), then approx_pairs.comp's
-// spilled variant for the pairs whose jobs did not fit.
+// spilled variant for the pairs whose jobs did not fit and the penetration
+// of those the jobs found colliding.
 #include "batch/approx.h"
 
 #include <string.h>
@@ -42,7 +43,7 @@ static uint32_t max_chunk(const batch_scope *s)
 	return chunk < UINT32_MAX ? (uint32_t)chunk : UINT32_MAX;
 }
 
-// Approx mode: 2^16 pairs, 4 MiB of pairs, 1 MiB of results and 20.5 MiB
+// Approx mode: 2^16 pairs, 4 MiB of pairs, 1 MiB of results and 20 MiB
 // of jobs per frame (two frames, kept between batches as scratch buffers);
 // large enough to fill a GPU (the jobs passes have many more invocations
 // than pairs), small enough that memory stays bounded.
@@ -50,13 +51,13 @@ static uint32_t max_chunk(const batch_scope *s)
 
 // Cluster and group jobs per pair of a chunk, on average, that approx
 // mode's lists hold. A pair whose jobs do not fit is spilled (shared.h): a
-// pass after the jobs tests all its clusters, one invocation per spilled
-// pair; the same answers, but on a SIMD driver such as lavapipe a pair's
-// whole SIMD group waits for its longest loop. The lists leave room over
-// what the benchmark's non-convex pairs make on average
+// pass after the jobs tests all its clusters, one invocation per pair; the
+// same answers, but on a SIMD driver such as lavapipe a pair's whole SIMD
+// group waits for its longest loop. The lists leave room over what the
+// benchmark's non-convex pairs make on average
 // (docs/performance-notes.md). Each list is one dispatch of one
 // dimension (on lavapipe at most 4 Mi jobs, 32 MiB: 16 per pair for chunks
-// of 2^18, the CLI's largest), and the three lists share one binding.
+// of 2^18, the CLI's largest), and the two lists share one binding.
 #define APPROX_JOBS_PER_PAIR 32u
 #define APPROX_GROUP_JOBS_PER_PAIR 8u
 
@@ -76,12 +77,11 @@ void approx_job_capacities(const batch_scope *s, uint64_t room, approx_chunk *c)
 		job_capacity = s->state->knobs.approx_job_capacity;
 	uint64_t group_capacity = APPROX_GROUP_JOBS_PER_PAIR * room;
 	group_capacity = group_capacity < job_max ? group_capacity : job_max;
-	// Two jobs a texel, one slot of them per spilled pair (room <= a
-	// binding's pairs of 64 bytes, an eighth of its jobs): what is left is
-	// shared in the same proportion.
+	// Two jobs a texel: what the binding holds is shared in the same
+	// proportion.
 	uint64_t binding_jobs = gpu_texel_binding_max(s->gpu) / 16 * 2;
-	if (job_capacity + group_capacity + room + 1 > binding_jobs) {
-		uint64_t left = binding_jobs - room - 1;
+	if (job_capacity + group_capacity > binding_jobs) {
+		uint64_t left = binding_jobs;
 		uint64_t both = job_capacity + group_capacity;
 		job_capacity = job_capacity * left / both;
 		group_capacity = left - job_capacity;
@@ -95,9 +95,8 @@ void approx_job_capacities(const batch_scope *s, uint64_t room, approx_chunk *c)
 
 VkDeviceSize approx_jobs_bytes(const approx_chunk *c)
 {
-	// Whole texels of two jobs each: the cluster jobs, the group jobs and
-	// one spilled pair per pair of the chunk.
-	return ((VkDeviceSize)c->job_capacity + c->group_capacity + c->room + 1) / 2 * 16;
+	// Whole texels of two jobs each: the cluster jobs, the group jobs.
+	return ((VkDeviceSize)c->job_capacity + c->group_capacity + 1) / 2 * 16;
 }
 
 vkcol_result approx_chunk_bind(batch_scope *s, uint32_t map_array, VkDescriptorPool recorded_sets, approx_chunk *c)
@@ -138,6 +137,18 @@ static void mark(const batch_scope *s, batch_timer *timer, VkCommandBuffer cmd, 
 		batch_timer_mark(s, timer, cmd, slot, BATCH_TIMER_TAG(stage, BATCH_TIMER_NO_LEVEL));
 }
 
+// A dispatch of one invocation per pair of the chunk: n of them, or as
+// many as per_pair's indirect arguments say (a recorded query's).
+static void per_pair_dispatch(batch_scope *s, VkCommandBuffer cmd, const approx_chunk *c, int pipe,
+                              const vkcol_approx_params *params, uint32_t n, const gpu_indirect *per_pair)
+{
+	if (per_pair)
+		gpu_pipeline_dispatch_indirect(s->gpu, cmd, c->pipes[pipe], c->sets[pipe], params, *per_pair);
+	else
+		gpu_pipeline_dispatch(s->gpu, cmd, c->pipes[pipe], c->sets[pipe], params,
+		                      (n + VKCOL_WORKGROUP_SIZE - 1) / VKCOL_WORKGROUP_SIZE);
+}
+
 void approx_record_chunk(batch_scope *s, VkCommandBuffer cmd, const approx_chunk *c, uint32_t n, uint32_t mip_level,
                          uint32_t mesh_index_mask, bool stats, const gpu_indirect *per_pair, batch_timer *timer,
                          uint32_t slot)
@@ -153,31 +164,31 @@ void approx_record_chunk(batch_scope *s, VkCommandBuffer cmd, const approx_chunk
 	    .group_capacity = c->group_capacity,
 	};
 	// Per list: no workgroups (x = 0, y = z = 1), no jobs.
-	static const uint32_t no_jobs[VKCOL_JOB_ARGS_WORDS] = {0, 1, 1, 0, 0, 1, 1, 0, 0, 1, 1, 0};
+	static const uint32_t no_jobs[VKCOL_JOB_ARGS_WORDS] = {0, 1, 1, 0, 0, 1, 1, 0};
 	s->gpu->vk.vkCmdUpdateBuffer(cmd, c->job_args->buffer, 0, sizeof(no_jobs), no_jobs);
 	if (stats)
 		s->gpu->vk.vkCmdFillBuffer(cmd, c->stats->buffer, 0, VK_WHOLE_SIZE, 0);
 	mark(s, timer, cmd, slot, VKCOL_TIMED_SETUP);
 	gpu_barrier_all(s->gpu, cmd);
-	if (per_pair)
-		gpu_pipeline_dispatch_indirect(s->gpu, cmd, c->pipes[APPROX_PAIRS], c->sets[APPROX_PAIRS], &params, *per_pair);
-	else
-		gpu_pipeline_dispatch(s->gpu, cmd, c->pipes[APPROX_PAIRS], c->sets[APPROX_PAIRS], &params,
-		                      (n + VKCOL_WORKGROUP_SIZE - 1) / VKCOL_WORKGROUP_SIZE);
+	per_pair_dispatch(s, cmd, c, APPROX_PAIRS, &params, n, per_pair);
 	mark(s, timer, cmd, slot, VKCOL_TIMED_BOUNDS);
 	gpu_barrier_all(s->gpu, cmd);
-	// The group jobs, the cluster jobs and the spilled pairs, in that order:
-	// each an indirect dispatch of its list's words in job_args.
+	// The group jobs and the cluster jobs, each an indirect dispatch of its
+	// list's words in job_args; then, one invocation per pair, the spilled
+	// pairs and the penetration of the pairs the jobs found colliding.
 	static const struct {
 		int pipe;
 		uint32_t list;
-	} passes[] = {{APPROX_GROUPS, VKCOL_JOBS_GROUP}, {APPROX_JOBS, VKCOL_JOBS_CLUSTER}, {APPROX_SPILLED, VKCOL_JOBS_SPILLED}};
+	} passes[] = {{APPROX_GROUPS, VKCOL_JOBS_GROUP}, {APPROX_JOBS, VKCOL_JOBS_CLUSTER}};
 	for (size_t i = 0; i < CORE_COUNT_OF(passes); i++) {
 		gpu_pipeline_dispatch_indirect(s->gpu, cmd, c->pipes[passes[i].pipe], c->sets[passes[i].pipe], &params,
 		                               (gpu_indirect){c->job_args->buffer, 16 * passes[i].list});
 		mark(s, timer, cmd, slot, VKCOL_TIMED_CUBE_MAP);
 		gpu_barrier_all(s->gpu, cmd);
 	}
+	per_pair_dispatch(s, cmd, c, APPROX_SPILLED, &params, n, per_pair);
+	mark(s, timer, cmd, slot, VKCOL_TIMED_CUBE_MAP);
+	gpu_barrier_all(s->gpu, cmd);
 }
 
 static uint64_t stat64(const uint32_t *words, uint32_t index)
