@@ -27,10 +27,12 @@
 // differ in length by orders of magnitude, and a SIMD CPU driver such as
 // lavapipe runs them all as long as the longest; one invocation per group
 // or cluster has loops of equal length. When a job list is full, the pair
-// is spilled: the variant SPILLED of this shader, run after the jobs, one
-// invocation per pair, tests its clusters, and works out the penetration of
-// the pairs the jobs found colliding (shared.h). Pairs of a workgroup may
-// sample different cube arrays (map_sample.glsl).
+// is spilled: the spilled variant of this shader (VKCOL_VARIANT 1,
+// approx_spilled in shaders/meson.build; the other variant holds none of
+// its code, which a SIMD driver would run, masked, for every pair), run
+// after the jobs, one invocation per pair, tests its clusters, and works
+// out the penetration of the pairs the jobs found colliding (shared.h).
+// Pairs of a workgroup may sample different cube arrays (map_sample.glsl).
 #version 450
 #include "shared.h"
 #include "common.glsl"
@@ -51,11 +53,6 @@ void write_result(uint p, bool collide, uint stage, float depth, uint spilled)
 {
 	results[p] = uvec4(collide ? 1u : 0u, stage, floatBitsToUint(depth), spilled);
 }
-
-// The variant for the spilled pairs (shared.h; approx_spilled in
-// shaders/meson.build): the other variant holds none of its code (which a
-// SIMD driver would run, masked, for every pair).
-const bool SPILLED = VKCOL_VARIANT == 1;
 
 // Finds the groups of s.from that may hold an inside vertex and tests, here,
 // the nearest cluster of the nearest of them: when the meshes collide its
