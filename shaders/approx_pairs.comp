@@ -54,10 +54,11 @@ void write_result(uint p, bool collide, uint stage, float depth, uint spilled)
 	results[p] = uvec4(collide ? 1u : 0u, stage, floatBitsToUint(depth), spilled);
 }
 
-// Finds the groups of s.from that may hold an inside vertex and tests, here,
-// the nearest cluster of the nearest of them: when the meshes collide its
-// vertices are the likeliest to be inside. Returns that vertex's depth, or -1.
-float test_nearest(inout side s)
+// The groups of s.from whose balls may hold a vertex inside s.to
+// (s.touching) and the one of them nearest s.to's origin (s.nearest, the
+// first of the nearest: job_key's order rests on both passes picking the
+// same one).
+void find_groups(inout side s)
 {
 	uint group_first = s.from.cluster_first + s.from.cluster_count;
 	float nearest_d2 = 3.4e38, d2;
@@ -71,6 +72,14 @@ float test_nearest(inout side s)
 			s.nearest = g;
 		}
 	}
+}
+
+// Finds the groups of s.from that may hold an inside vertex and tests, here,
+// the nearest cluster of the nearest of them: when the meshes collide its
+// vertices are the likeliest to be inside. Returns that vertex's depth, or -1.
+float test_nearest(inout side s)
+{
+	find_groups(s);
 	if (s.nearest == NONE)
 		return -1.0;
 	s.rest = group_mask(s, s.nearest, s.tested);
@@ -123,13 +132,7 @@ uint first_hit(side ba, side ab)
 	for (uint direction = 0u; direction < 2u && hit == NONE; direction++) {
 		side s = direction == 0u ? ba : ab;
 		uint group_first = s.from.cluster_first + s.from.cluster_count;
-		float nearest_d2 = 3.4e38;
-		for (uint g = 0u; g < s.groups; g++) {
-			if (ball_may_hit(s.to, s.r, s.t, cluster_at(group_first + g), s.cones, s.open, d2, cc) && d2 < nearest_d2) {
-				nearest_d2 = d2;
-				s.nearest = g;
-			}
-		}
+		find_groups(s);
 		for (uint k = 0u; k <= s.groups && hit == NONE; k++) {
 			uint g = k == 0u ? s.nearest : k - 1u;
 			if (g == NONE || (k > 0u && g == s.nearest))

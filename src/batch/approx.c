@@ -81,14 +81,12 @@ void approx_job_capacities(const batch_scope *s, uint64_t room, approx_chunk *c)
 	// proportion.
 	uint64_t binding_jobs = gpu_texel_binding_max(s->gpu) / 16 * 2;
 	if (job_capacity + group_capacity > binding_jobs) {
-		uint64_t left = binding_jobs;
 		uint64_t both = job_capacity + group_capacity;
-		job_capacity = job_capacity * left / both;
-		group_capacity = left - job_capacity;
+		job_capacity = job_capacity * binding_jobs / both;
+		group_capacity = binding_jobs - job_capacity;
 	}
 	if (s->state->knobs.approx_group_capacity)
 		group_capacity = s->state->knobs.approx_group_capacity;
-	c->room = (uint32_t)room;
 	c->job_capacity = (uint32_t)job_capacity;
 	c->group_capacity = (uint32_t)group_capacity;
 }

@@ -15,18 +15,18 @@ typedef struct approx_chunk {
 	gpu_buffer *pairs;    // room pairs
 	gpu_buffer *results;  // room results
 	gpu_buffer *stats;    // VKCOL_STAT_WORDS counters, zeroed per chunk when collected
-	gpu_buffer *jobs;     // cluster jobs, group jobs, spilled pairs (shared.h): approx_jobs_bytes
+	gpu_buffer *jobs;     // cluster jobs, group jobs (shared.h): approx_jobs_bytes
 	gpu_buffer *job_args; // their indirect dispatches and counts
 	gpu_pipeline *pipes[APPROX_PIPELINES];
 	VkDescriptorSet sets[APPROX_PIPELINES];
-	uint32_t room, job_capacity, group_capacity;
+	uint32_t job_capacity, group_capacity;
 } approx_chunk;
 
 // Pairs per chunk: `most` (0 = the default, 2^16) within the device's
 // dispatch and binding limits.
 uint32_t approx_chunk_limit(const batch_scope *s, uint32_t most);
 
-// Sets c's room (pairs per chunk) and its job lists' capacities for it.
+// Sets c's job lists' capacities for chunks of `room` pairs.
 void approx_job_capacities(const batch_scope *s, uint64_t room, approx_chunk *c);
 
 // Bytes of c's job buffer (after approx_job_capacities).
