@@ -68,7 +68,8 @@ int main(int argc, char **argv)
 			ctx->batch.knobs.host_pairs_per_task = split ? 1u << 14 : (uint32_t)(n < UINT32_MAX ? n : UINT32_MAX);
 			uint32_t map_array;
 			double t0 = now();
-			if (pairs_validate(&s, &desc, &map_array) != VKCOL_SUCCESS)
+			bool obb;
+			if (pairs_validate(&s, &desc, &map_array, &obb) != VKCOL_SUCCESS)
 				return 1;
 			double t1 = now();
 			pairs_upload(&s, pairs, n, NULL, false, NULL, out);

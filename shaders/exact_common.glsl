@@ -13,7 +13,8 @@
 layout(push_constant) uniform Push { vkcol_exact_params params; };
 #include "pools.glsl"
 layout(std430, set = 0, binding = VKCOL_BINDING_RESULTS) buffer Results { vkcol_gpu_result results[]; };
-// The node pool (VKCOL_NODE_TEXELS texels per node: its box, then its slab)
+// The node pool (VKCOL_NODE_TEXELS texels per node: its box, then its slab;
+// then the nodes' oriented boxes, from params.obb_base)
 // and the triangle pool, read as pools.glsl reads the others.
 layout(set = 0, binding = VKCOL_EXACT_BINDING_NODES) uniform usamplerBuffer node_texels;
 layout(set = 0, binding = VKCOL_EXACT_BINDING_TRIANGLES) uniform usamplerBuffer triangle_texels;
@@ -61,6 +62,20 @@ vec3 slab_normal(vec4 s)
 	float z = 1.0 - a.x - a.y;
 	vec2 folded = (1.0 - a.yx) * mix(vec2(-1.0), vec2(1.0), greaterThanEqual(s.xy, vec2(0.0)));
 	return vec3(z < 0.0 ? folded : s.xy, z);
+}
+
+// Node i's oriented box (aabb_tree.h): three unit axes, the half extent
+// along each, and its centre.
+struct node_obb {
+	vec3 a0, a1, a2, e, c;
+};
+
+node_obb obb_at(uint i)
+{
+	int at = int(params.obb_base + VKCOL_OBB_TEXELS * i);
+	vec4 t0 = uintBitsToFloat(texelFetch(node_texels, at)), t1 = uintBitsToFloat(texelFetch(node_texels, at + 1));
+	vec4 t2 = uintBitsToFloat(texelFetch(node_texels, at + 2)), t3 = uintBitsToFloat(texelFetch(node_texels, at + 3));
+	return node_obb(t0.xyz, t1.xyz, t2.xyz, vec3(t0.w, t1.w, t2.w), t3.xyz);
 }
 
 vkcol_gpu_node node_at(uint i)

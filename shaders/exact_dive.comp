@@ -17,6 +17,7 @@
 #include "pair_common.glsl"
 
 layout(local_size_x_id = 0) in;
+#define VKCOL_OBB (VKCOL_VARIANT == 1) // exact_dive_obb (shaders/meson.build)
 #include "exact_common.glsl"
 #include "exact_traverse.glsl"
 

@@ -17,6 +17,7 @@
 #include "pair_common.glsl"
 
 layout(local_size_x_id = 0) in;
+#define VKCOL_OBB (VKCOL_VARIANT == 1) // exact_traverse_obb (shaders/meson.build)
 #include "exact_common.glsl"
 #include "exact_traverse.glsl"
 
@@ -66,6 +67,12 @@ void main()
 	            (nodes_meet(ca0, ea0, sa0, cb1, eb1, sb1, r, abs_r, t, tol) ? 2u : 0u) |
 	            (nodes_meet(ca1, ea1, sa1, cb0, eb0, sb0, r, abs_r, t, tol) ? 4u : 0u) |
 	            (nodes_meet(ca1, ea1, sa1, cb1, eb1, sb1, r, abs_r, t, tol) ? 8u : 0u);
+#if VKCOL_OBB
+	node_obb oa0 = obb_at(a_first), oa1 = obb_at(split_a ? a_first + 1u : a_first);
+	node_obb ob0 = obb_at(b_first), ob1 = obb_at(split_b ? b_first + 1u : b_first);
+	keep &= (obbs_meet(oa0, ob0, r, t, tol) ? 1u : 0u) | (obbs_meet(oa0, ob1, r, t, tol) ? 2u : 0u) |
+	        (obbs_meet(oa1, ob0, r, t, tol) ? 4u : 0u) | (obbs_meet(oa1, ob1, r, t, tol) ? 8u : 0u);
+#endif
 	bool la0 = a0.count > 0u, la1 = a1.count > 0u, lb0 = b0.count > 0u, lb1 = b1.count > 0u;
 	uint leaves = (la0 && lb0 ? 1u : 0u) | (la0 && lb1 ? 2u : 0u) | (la1 && lb0 ? 4u : 0u) | (la1 && lb1 ? 8u : 0u);
 	emit(p, keep & children, leaves, uvec2(a_first, b_first), uvec2(a_first, b_first + 1u),

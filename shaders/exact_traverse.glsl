@@ -14,6 +14,14 @@
 
 #include "tri_distance.glsl"
 
+// The _obb variants of exact_traverse.comp and exact_dive.comp also test the
+// nodes' oriented boxes (obbs_meet), for batches with a mesh whose tree has
+// them worth it (aabb_tree.h, obb_worth): a SIMD driver such as lavapipe runs
+// the code of a branch no lane takes, so a pipeline of its own, not a flag.
+#ifndef VKCOL_OBB
+#define VKCOL_OBB 0
+#endif
+
 // Is `axis` (derived from vectors whose squared lengths multiply to ref) a
 // separating axis of triangles a and b, with slack tol (length units)?
 // Near-degenerate axes (nearly parallel edges) are skipped: the other axes
@@ -112,6 +120,36 @@ bool slabs_meet(vec3 g, vec3 ea, vec3 eb, vec4 sa, vec4 sb, mat3 r, float tol)
 	         abs(gb) > sb.w + dot(abs(nb), ea) + tol ||
 	         abs(ga + ka * sb.z) > sa.w + abs(ka) * sb.w + dot(abs(wa * r), eb) + tol ||
 	         abs(gb - kb * sa.z) > sb.w + abs(kb) * sa.w + dot(abs(wb), ea) + tol);
+}
+
+// Do the oriented boxes of A's node (a) and B's (b) overlap, B placed in A's
+// frame by x -> r x + t, with slack tol? The 15 axes of the box-box
+// separating axis test (Gottschalk, Lin & Manocha, "OBBTree", SIGGRAPH
+// 1996), B's axes carried into A's frame: the faces of each, then the nine
+// edge-edge axes A_i x B_j. Apart only where an axis provably separates (an
+// infinite extent, or a NaN from one, separates nothing). The stored axes are
+// unit and orthogonal to float's precision; tol covers the difference.
+bool obbs_meet(node_obb a, node_obb b, mat3 r, vec3 t, float tol)
+{
+	mat3 ra = mat3(a.a0, a.a1, a.a2), rb = r * mat3(b.a0, b.a1, b.a2);
+	mat3 c = transpose(ra) * rb; // c[j][i] = A_i . B_j
+	mat3 ac = mat3(abs(c[0]), abs(c[1]), abs(c[2]));
+	vec3 d = r * b.c + t - a.c;
+	vec3 ta = d * ra, tb = d * rb; // A_i . d, B_j . d
+	if (any(greaterThan(abs(ta), a.e + ac * b.e + vec3(tol))) || any(greaterThan(abs(tb), b.e + a.e * ac + vec3(tol))))
+		return false;
+	// T . (A_i x B_j) = ta[i2] C[i1][j] - ta[i1] C[i2][j]; the radii as in
+	// carried_overlap.
+	mat3 ct = transpose(c), act = transpose(ac); // rows: ct[i][j] = A_i . B_j
+	vec3 eb1 = b.e.yzx, eb2 = b.e.zxy;
+	bool apart = false;
+	for (int i = 0; i < 3; i++) {
+		int i1 = (i + 1) % 3, i2 = (i + 2) % 3;
+		vec3 lhs = abs(ta[i2] * ct[i1] - ta[i1] * ct[i2]);
+		vec3 rad = a.e[i1] * act[i2] + a.e[i2] * act[i1] + eb1 * act[i].zxy + eb2 * act[i].yzx;
+		apart = apart || any(greaterThan(lhs, rad + vec3(tol)));
+	}
+	return !apart;
 }
 
 // May A's node (box centre ca, half extents ea, slab sa) and B's (cb, eb,
@@ -375,6 +413,11 @@ void split(uvec2 top, vkcol_gpu_node na, vkcol_gpu_node nb, mat3 r, mat3 abs_r, 
 	vec4 ss = slab_at(split_b ? top.x : top.y), s0 = slab_at(first), s1 = slab_at(first + 1u);
 	bool meets0 = child_meets(split_b, cs, es, ss, cc0, ec0, s0, r, abs_r, t, tol);
 	bool meets1 = child_meets(split_b, cs, es, ss, cc1, ec1, s1, r, abs_r, t, tol);
+#if VKCOL_OBB
+	node_obb os = obb_at(split_b ? top.x : top.y), o0 = obb_at(first), o1 = obb_at(first + 1u);
+	meets0 = meets0 && obbs_meet(split_b ? os : o0, split_b ? o0 : os, r, t, tol);
+	meets1 = meets1 && obbs_meet(split_b ? os : o1, split_b ? o1 : os, r, t, tol);
+#endif
 	bool other_leaf = (split_b ? na.count : nb.count) > 0u;
 	// Is child 1's centre nearer the node that stays (both in A's frame)?
 	vec3 at = split_b ? cs : r * cs + t;

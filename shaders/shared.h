@@ -397,8 +397,12 @@ VKCOL_STRUCT(vkcol_approx_params) {
 #define VKCOL_COUNTER_WORDS (VKCOL_COUNTER_LEVELS + VKCOL_MAX_LEVELS)
 
 // Texels of a tree node in the exact shaders' node pool (batch/pool.c's
-// pool_node): the node's two (vkcol_gpu_node), then its slab.
+// pool_node): the node's two (vkcol_gpu_node), then its slab. The nodes'
+// oriented boxes (aabb_tree.h) follow all the nodes, VKCOL_OBB_TEXELS each,
+// from texel vkcol_exact_params.obb_base: per axis its direction and half
+// extent, then the centre.
 #define VKCOL_NODE_TEXELS 3u
+#define VKCOL_OBB_TEXELS 4u
 
 // Per pair, exact mode: triangle pairs found intersecting, and flags.
 #define VKCOL_PAIR_OVERFLOW 1u  // a frontier overflowed: rerun in a smaller chunk
@@ -458,6 +462,7 @@ VKCOL_STRUCT(vkcol_exact_params) {
 	VKCOL_U32 budget;        // depth-first steps per traversal item, 1 .. VKCOL_TRAVERSE_BUDGET_MAX
 	VKCOL_U32 dive_base;     // first frontier slot of depth-first pairs' items (capacity when none)
 	VKCOL_U32 leaf_base;     // first frontier slot of leaf-leaf items (dive_base when none)
+	VKCOL_U32 obb_base;      // texel of node 0's oriented box in the node pool
 } VKCOL_STRUCT_END(vkcol_exact_params)
 
 // Most depth-first steps one traversal invocation takes before handing what
@@ -503,7 +508,7 @@ _Static_assert(sizeof(vkcol_gpu_mesh) == 128, "std430 layout of vkcol_gpu_mesh")
 _Static_assert(sizeof(vkcol_gpu_pair) == 64, "std430 layout of vkcol_gpu_pair");
 _Static_assert(sizeof(vkcol_gpu_result) == 16, "std430 layout of vkcol_gpu_result");
 _Static_assert(sizeof(vkcol_approx_params) == 24, "push constant layout");
-_Static_assert(sizeof(vkcol_exact_params) == 36, "push constant layout");
+_Static_assert(sizeof(vkcol_exact_params) == 40, "push constant layout");
 _Static_assert(sizeof(vkcol_record_params) == 32, "push constant layout");
 _Static_assert(sizeof(vkcol_gpu_summary) == 16, "std430 layout of vkcol_gpu_summary");
 _Static_assert(sizeof(vkcol_gpu_node) == 32, "std430 layout of vkcol_gpu_node");

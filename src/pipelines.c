@@ -108,6 +108,8 @@ vkcol_result pipeline_get(gpu_device *gpu, pipeline_table *t, pipeline_id id, ui
 	    [PIPELINE_EXACT_TRIANGLES] = {&shader_exact_triangles, &exact_layout, "exact_triangles"},
 	    [PIPELINE_EXACT_WALK] = {&shader_exact_walk, &exact_layout, "exact_walk", true},
 	    [PIPELINE_EXACT_CONFIRM] = {&shader_exact_confirm, &exact_layout, "exact_confirm"},
+	    [PIPELINE_EXACT_TRAVERSE_OBB] = {&shader_exact_traverse_obb, &exact_layout, "exact_traverse (oriented boxes)"},
+	    [PIPELINE_EXACT_DIVE_OBB] = {&shader_exact_dive_obb, &exact_layout, "exact_dive (oriented boxes)"},
 	    [PIPELINE_EXACT_SETUP_FP64] = {&shader_exact_setup_fp64, &exact_layout, "exact_setup (double)", true},
 	    [PIPELINE_EXACT_SEARCH_FP64] = {&shader_exact_search_fp64, &exact_layout, "exact_search (double)", true},
 	    [PIPELINE_EXACT_WALK_FP64] = {&shader_exact_walk_fp64, &exact_layout, "exact_walk (double)", true},

@@ -24,6 +24,9 @@ typedef enum pipeline_id {
 	PIPELINE_EXACT_TRIANGLES, // exact_leaves.comp, variant 1
 	PIPELINE_EXACT_WALK,      // exact_setup.comp, variant 2
 	PIPELINE_EXACT_CONFIRM,   // exact_leaves.comp, variant 2
+	// The traversal testing the nodes' oriented boxes too (VKCOL_OBB).
+	PIPELINE_EXACT_TRAVERSE_OBB, // exact_traverse.comp, variant 1
+	PIPELINE_EXACT_DIVE_OBB,     // exact_dive.comp, variant 1
 	// The exact pipelines whose shaders work in double, for devices with
 	// shaderFloat64 (pipeline_in_double names them).
 	PIPELINE_EXACT_SETUP_FP64,

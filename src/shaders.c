@@ -63,6 +63,16 @@ static const uint32_t exact_dive_spv[] = {
 };
 const shader_code shader_exact_dive = {exact_dive_spv, sizeof(exact_dive_spv)};
 
+static const uint32_t exact_traverse_obb_spv[] = {
+#include "exact_traverse_obb.spv.inc"
+};
+const shader_code shader_exact_traverse_obb = {exact_traverse_obb_spv, sizeof(exact_traverse_obb_spv)};
+
+static const uint32_t exact_dive_obb_spv[] = {
+#include "exact_dive_obb.spv.inc"
+};
+const shader_code shader_exact_dive_obb = {exact_dive_obb_spv, sizeof(exact_dive_obb_spv)};
+
 static const uint32_t exact_contain_spv[] = {
 #include "exact_contain.spv.inc"
 };

@@ -24,6 +24,8 @@ extern const shader_code shader_exact_walk;   // exact_setup.comp, variant 2
 extern const shader_code shader_exact_args;
 extern const shader_code shader_exact_traverse;
 extern const shader_code shader_exact_dive;
+extern const shader_code shader_exact_traverse_obb; // exact_traverse.comp, variant 1
+extern const shader_code shader_exact_dive_obb;     // exact_dive.comp, variant 1
 extern const shader_code shader_exact_contain;
 extern const shader_code shader_exact_leaves;
 extern const shader_code shader_exact_triangles; // exact_leaves.comp, variant 1

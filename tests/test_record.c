@@ -273,6 +273,53 @@ static void test_record_matches_run(void)
 	ENSURE_EQ_INT(host_.messages, 0);
 }
 
+// A context holding a mesh of thin diagonal parts (a legged body): its
+// recorded exact batches test the nodes' oriented boxes (the _obb
+// pipelines, aabb_tree.h's obb_worth), as vkcol_batch_run does for batches
+// with such a mesh, and answer the same bytes, which agree with the
+// reference.
+static void test_record_oriented_boxes(void)
+{
+	scene sc;
+	if (!host_ok_ || !scene_create(&sc, &host_, NULL))
+		return;
+	meshgen_mesh legs;
+	ENSURE(meshgen_spider(&legs, 8, 0.5f, 2.0f, 0.08f));
+	vkcol_mesh spider = gpu_mesh(sc.ctx, &legs, 32, "spider");
+	meshgen_free(&legs);
+	vkcol_mesh_info si;
+	ENSURE(vkcol_mesh_get_info(sc.ctx, spider, &si) == VKCOL_SUCCESS);
+	const uint32_t n = 600;
+	query_buffers q;
+	ENSURE(query_buffers_create(&host_, n, &q));
+	vkcol_pair *pairs = query_pairs(&q);
+	uint64_t state = 41;
+	for (uint32_t i = 0; i < n; i++) {
+		int b = i % 2; // the spider against itself, and against the torus
+		const vkcol_mesh_info *ib = b ? &sc.info[1] : &si;
+		vkcol_pose pa = meshgen_random_pose(&state, 2.0f), pb = meshgen_random_rotation(&state);
+		double x[3];
+		meshgen_random_in_ball(&state, x);
+		float reach = 0.7f * (si.sphere_radius + ib->sphere_radius);
+		for (int k = 0; k < 3; k++)
+			pb.translation[k] = pa.translation[k] + (float)x[k] * reach;
+		pairs[i] = (vkcol_pair){spider, b ? sc.meshes[1] : spider, pa, pb};
+	}
+	vkcol_gpu_batch_desc bd = {.mode = VKCOL_MODE_EXACT, .max_pairs = n, .chunk_pairs = 256};
+	vkcol_gpu_batch *batch = NULL;
+	ENSURE(vkcol_gpu_batch_create(sc.ctx, &bd, &batch) == VKCOL_SUCCESS);
+	if (batch) {
+		record_and_run(&sc, batch, &q, n, false);
+		uint32_t undecided = compare_with_run(&sc, VKCOL_MODE_EXACT, &q, n, n);
+		ENSURE_MSG(undecided <= n / 100, "%u undecided", undecided);
+		compare_with_reference(&sc, &q, n);
+		vkcol_gpu_batch_destroy(sc.ctx, batch);
+	}
+	query_buffers_destroy(&host_, &q);
+	vkcol_context_destroy(sc.ctx);
+	ENSURE_EQ_INT(host_.messages, 0);
+}
+
 // One command buffer, recorded once, submitted twice: the second time with
 // new poses in the pairs buffer, which give new answers. In the same
 // command buffer, a second batch and a second recording of the first batch
@@ -858,6 +905,7 @@ int main(int argc, char **argv)
 	RUN_TEST(test_external_missing_feature);
 	RUN_TEST(test_record_matches_run);
 	RUN_TEST(test_resubmit_and_share);
+	RUN_TEST(test_record_oriented_boxes);
 	RUN_TEST(test_undecided);
 	RUN_TEST(test_undecided_depth_first);
 	RUN_TEST(test_recentred_mesh);

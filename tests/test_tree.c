@@ -147,6 +147,37 @@ static void test_tree_slabs_huge(void)
 	aabb_tree_free(&env_, &tree);
 }
 
+// The oriented boxes are tested by the traversal only for trees with thin
+// parts lying diagonally (aabb_tree.h, obb_worth): a body with thin legs
+// has them worth it, a sphere, a torus and a box, whose boxes and slabs are
+// tight already, do not.
+static void test_tree_obb_worth(void)
+{
+	meshgen_mesh spider, sphere, torus, box;
+	const float c[3] = {0, 0, 0}, lo[3] = {-1, -2, -0.5f}, hi[3] = {3, 1, 0.25f};
+	ENSURE(meshgen_spider(&spider, 8, 0.5f, 2.0f, 0.08f));
+	ENSURE(meshgen_sphere(&sphere, c, 1.0f, 16, 32));
+	ENSURE(meshgen_torus(&torus, 1.0f, 0.3f, 48, 20));
+	ENSURE(meshgen_box(&box, lo, hi, 16, false));
+	const meshgen_mesh *meshes[] = {&spider, &sphere, &torus, &box};
+	float worth[4];
+	for (int i = 0; i < 4; i++) {
+		aabb_tree tree;
+		ENSURE_EQ_INT(aabb_tree_build(&env_, meshes[i]->positions, meshes[i]->indices, meshes[i]->triangle_count, 4,
+		                              40, AABB_SPLIT_SAH, &tree),
+		              VKCOL_SUCCESS);
+		tree_check_result r = tree_check(&tree, meshes[i]->positions, meshes[i]->indices, meshes[i]->triangle_count, 4, 40);
+		ENSURE_MSG(r.violations == 0, "%s", r.first);
+		worth[i] = tree.obb_worth;
+		aabb_tree_free(&env_, &tree);
+	}
+	printf("     obb_worth: spider %.3f, sphere %.3f, torus %.3f, box %.3f\n", worth[0], worth[1], worth[2], worth[3]);
+	ENSURE(worth[0] >= AABB_TREE_OBB_WORTH);
+	ENSURE(worth[1] < AABB_TREE_OBB_WORTH && worth[2] < AABB_TREE_OBB_WORTH && worth[3] < AABB_TREE_OBB_WORTH);
+	for (int i = 0; i < 4; i++)
+		meshgen_free((meshgen_mesh *)meshes[i]);
+}
+
 static void test_tree_sphere(void)
 {
 	float c[3] = {0.5f, -0.25f, 2.0f};
@@ -351,6 +382,7 @@ int main(int argc, char **argv)
 	RUN_TEST(test_tree_box);
 	RUN_TEST(test_tree_slabs_flat);
 	RUN_TEST(test_tree_slabs_huge);
+	RUN_TEST(test_tree_obb_worth);
 	RUN_TEST(test_tree_sphere);
 	RUN_TEST(test_tree_torus);
 	RUN_TEST(test_tree_soup);

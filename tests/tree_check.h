@@ -152,6 +152,56 @@ static inline void tree_check_slabs(const aabb_tree *tree, const float *position
 	free(hi);
 }
 
+// Every node's oriented box (aabb_tree.h) holds every corner of every
+// triangle below it: |a_k . (v - c)| <= e_k in double on the stored floats;
+// its axes unit and orthogonal to within 1e-6, its extents >= 0 (+infinity:
+// the box holds all).
+static inline void tree_check_obbs(const aabb_tree *tree, const float *positions, const uint32_t *indices,
+                                   tree_check_result *r)
+{
+	if (tree->obbs == NULL) {
+		tree_check_fail(r, "tree oriented boxes missing");
+		return;
+	}
+	uint32_t *lo, *hi;
+	if (tree_check_ranges(tree, &lo, &hi, r) != 0) {
+		free(lo);
+		free(hi);
+		return;
+	}
+	for (uint32_t i = 0; i < tree->node_count; ++i) {
+		const float *o = &tree->obbs[16 * (size_t)i];
+		bool shaped = true;
+		for (int a = 0; a < 3; ++a)
+			for (int b = a; b < 3; ++b) {
+				double d = (double)o[4 * a] * o[4 * b] + (double)o[4 * a + 1] * o[4 * b + 1] +
+				           (double)o[4 * a + 2] * o[4 * b + 2];
+				shaped = shaped && fabs(d - (a == b ? 1.0 : 0.0)) <= 1e-6;
+			}
+		if (!shaped || !(o[3] >= 0.0f && o[7] >= 0.0f && o[11] >= 0.0f)) {
+			tree_check_fail(r, "node %u oriented box: axes not orthonormal or a negative extent", i);
+			continue;
+		}
+		for (uint32_t j = lo[i]; j < hi[i]; ++j)
+			for (int k = 0; k < 3; ++k) {
+				const float *v = positions + 3 * (size_t)indices[3 * (size_t)tree->triangles[j] + k];
+				for (int a = 0; a < 3; ++a) {
+					double d = o[4 * a] * ((double)v[0] - o[12]) + o[4 * a + 1] * ((double)v[1] - o[13]) +
+					           o[4 * a + 2] * ((double)v[2] - o[14]);
+					if (fabs(d) > o[4 * a + 3]) {
+						tree_check_fail(r, "node %u oriented box misses a corner of triangle %u by %g along axis %d",
+						                i, tree->triangles[j], fabs(d) - o[4 * a + 3], a);
+						j = hi[i];
+						k = 3;
+						break;
+					}
+				}
+			}
+	}
+	free(lo);
+	free(hi);
+}
+
 static inline tree_check_result tree_check(const aabb_tree *tree, const float *positions, const uint32_t *indices,
                                            uint32_t triangle_count, uint32_t leaf_size, uint32_t max_depth)
 {
@@ -251,8 +301,10 @@ static inline tree_check_result tree_check(const aabb_tree *tree, const float *p
 		                tree->leaf_count, tree->leaf_min, tree->leaf_max);
 	free(covered);
 	free(seen);
-	if (r.violations == 0)
+	if (r.violations == 0) {
 		tree_check_slabs(tree, positions, indices, &r);
+		tree_check_obbs(tree, positions, indices, &r);
+	}
 	return r;
 }
 

@@ -99,12 +99,13 @@ VKCOL_API vkcol_result vkcol_batch_run(vkcol_context *ctx, const vkcol_batch_des
 	if (desc->pair_count == 0)
 		return VKCOL_SUCCESS;
 	uint32_t map_array;
-	TRY(pairs_validate(s, desc, &map_array));
+	bool obb;
+	TRY(pairs_validate(s, desc, &map_array, &obb));
 	memset(results, 0, desc->pair_count * sizeof(*results));
 	TRY(cubemap_check_support(s->gpu, &s->meshes->sampler));
 	bool approx = desc->mode == VKCOL_MODE_APPROX;
 	TRY(pool_ensure(s, approx));
-	res = approx ? approx_run(s, desc, map_array, results) : exact_run(s, desc, map_array, results);
+	res = approx ? approx_run(s, desc, map_array, results) : exact_run(s, desc, map_array, obb, results);
 	if (desc->stats) {
 		count_answers(desc, results, start);
 		desc->stats->device_bytes = s->gpu->memory_peak;

@@ -31,6 +31,7 @@ typedef struct batch_knobs {
 	uint32_t host_pairs_per_task;   // > 0: pairs per task of the host's per-pair work, on any device (pairs.h)
 	bool ball_test_off;             // exact mode runs no ball test (exact_setup.comp), the cull and accept of a small solid
 	uint32_t exact_policy;          // > 0: exact mode's policy, EXACT_POLICY_SET | VKCOL_EXACT_NO_PROBE ... (exact.h)
+	int obb;                        // exact mode's oriented boxes: 0 where worth it (pairs.h), 1 always, -1 never
 } batch_knobs;
 
 // What the batch layer keeps in the context between batches.

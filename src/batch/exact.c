@@ -162,7 +162,7 @@ void exact_buffers_free(batch_scope *s, exact_buffers *b)
 }
 
 vkcol_result exact_buffers_create(batch_scope *s, uint32_t chunk, uint32_t list_capacity, uint32_t flags,
-                                  uint32_t map_array, VkDescriptorPool recorded_sets, exact_buffers *b)
+                                  uint32_t map_array, bool obb, VkDescriptorPool recorded_sets, exact_buffers *b)
 {
 	vkcol_result res = VKCOL_SUCCESS;
 	b->recorded = recorded_sets != VK_NULL_HANDLE;
@@ -179,6 +179,7 @@ vkcol_result exact_buffers_create(batch_scope *s, uint32_t chunk, uint32_t list_
 	if (!s->state->knobs.frontier_capacity && follow < b->capacity)
 		b->capacity = (uint32_t)follow;
 	b->list_capacity = list_capacity;
+	obb = s->state->knobs.obb ? s->state->knobs.obb > 0 : obb;
 	b->flags = (flags & VKCOL_EXACT_FIND_ALL ? flags : flags | exact_policy(s)) |
 	           (s->state->knobs.ball_test_off ? VKCOL_EXACT_NO_BALL : 0u);
 	// Listing visits every overlapping node pair: depth first saves nothing.
@@ -209,12 +210,15 @@ vkcol_result exact_buffers_create(batch_scope *s, uint32_t chunk, uint32_t list_
 	}
 	const pipeline_id ids[EXACT_PIPELINES] = {
 	    [EXACT_SETUP] = PIPELINE_EXACT_SETUP,         [EXACT_ARGS] = PIPELINE_EXACT_ARGS,
-	    [EXACT_TRAVERSE] = PIPELINE_EXACT_TRAVERSE,   [EXACT_CONTAIN] = PIPELINE_EXACT_CONTAIN,
-	    [EXACT_DIVE] = PIPELINE_EXACT_DIVE,           [EXACT_LEAVES] = PIPELINE_EXACT_LEAVES,
+	    [EXACT_TRAVERSE] = obb ? PIPELINE_EXACT_TRAVERSE_OBB : PIPELINE_EXACT_TRAVERSE,
+	    [EXACT_CONTAIN] = PIPELINE_EXACT_CONTAIN,
+	    [EXACT_DIVE] = obb ? PIPELINE_EXACT_DIVE_OBB : PIPELINE_EXACT_DIVE,
+	    [EXACT_LEAVES] = PIPELINE_EXACT_LEAVES,
 	    [EXACT_SEARCH] = PIPELINE_EXACT_SEARCH,       [EXACT_TRIANGLES] = PIPELINE_EXACT_TRIANGLES,
 	    [EXACT_WALK] = PIPELINE_EXACT_WALK,           [EXACT_CONFIRM] = PIPELINE_EXACT_CONFIRM,
 	};
 	batch_pool *pool = s->state->pool;
+	b->obb_base = pool->obb_base; // of the node pool bound below
 	gpu_binding bindings[2][VKCOL_EXACT_BINDINGS];
 	for (int parity = 0; parity < 2; parity++) {
 		const gpu_binding set[VKCOL_EXACT_BINDINGS] = {
@@ -282,8 +286,9 @@ void exact_record_chunk(batch_scope *s, VkCommandBuffer cmd, const exact_buffers
 	s->gpu->vk.vkCmdFillBuffer(cmd, b->counters.buffer, 0, VK_WHOLE_SIZE, 0);
 	mark(s, timer, cmd, BATCH_TIMER_TAG(VKCOL_TIMED_SETUP, BATCH_TIMER_NO_LEVEL));
 	gpu_barrier_all(s->gpu, cmd);
-	vkcol_exact_params params = {n,         MESH_MAX_COUNT, b->capacity, 0, b->flags, b->list_capacity,
-	                             b->budget, b->dive_base,   b->leaf_base};
+	vkcol_exact_params params = {n,         MESH_MAX_COUNT, b->capacity, 0,
+	                             b->flags,  b->list_capacity, b->budget, b->dive_base,
+	                             b->leaf_base, b->obb_base};
 	uint32_t groups = (n + VKCOL_WORKGROUP_SIZE - 1) / VKCOL_WORKGROUP_SIZE;
 	// The setup lists the pairs it leaves undecided in the frontier that
 	// level 0 writes (it is bound as level 0); the search pass reads
@@ -419,7 +424,8 @@ cleanup:
 	return res;
 }
 
-vkcol_result exact_run(batch_scope *s, const vkcol_batch_desc *desc, uint32_t map_array, vkcol_pair_result *results)
+vkcol_result exact_run(batch_scope *s, const vkcol_batch_desc *desc, uint32_t map_array, bool obb,
+                       vkcol_pair_result *results)
 {
 	const core_env *env = s->env;
 	vkcol_result res = VKCOL_SUCCESS;
@@ -447,7 +453,7 @@ vkcol_result exact_run(batch_scope *s, const vkcol_batch_desc *desc, uint32_t ma
 	} else if (!(desc->flags & VKCOL_BATCH_NO_EARLY_ACCEPT)) {
 		flags |= VKCOL_EXACT_EARLY_ACCEPT;
 	}
-	TRY(exact_buffers_create(s, chunk, list_capacity, flags, map_array, VK_NULL_HANDLE, &b));
+	TRY(exact_buffers_create(s, chunk, list_capacity, flags, map_array, obb, VK_NULL_HANDLE, &b));
 	// Per submission: the start, the counters' clearing, the setup pass, two
 	// marks for each of the search and walk passes, six per level (its
 	// sizing pass and five passes), the containment pass.

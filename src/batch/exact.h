@@ -37,6 +37,7 @@ typedef struct exact_buffers {
 	uint32_t dive_base; // frontier slots [dive_base, capacity) hold depth-first items
 	uint32_t leaf_base; // [0, leaf_base) breadth-first items, [leaf_base, dive_base) leaf-leaf ones; then
 	                    // from capacity, dive_base - leaf_base slots: the triangle pairs the leaf culls left
+	uint32_t obb_base;  // the bound node pool's vkcol_exact_params.obb_base
 	batch_timer timer;  // VKCOL_BATCH_TIMESTAMPS: one slot, a chunk's submission at a time (none when recorded)
 } exact_buffers;
 
@@ -62,7 +63,7 @@ uint32_t exact_policy(const batch_scope *s);
 // device-local, the sets from that pool, which outlive the pipelines'
 // pools' resets; the frontiers sized for the chunk).
 vkcol_result exact_buffers_create(batch_scope *s, uint32_t chunk, uint32_t list_capacity, uint32_t flags,
-                                  uint32_t map_array, VkDescriptorPool recorded_sets, exact_buffers *b);
+                                  uint32_t map_array, bool obb, VkDescriptorPool recorded_sets, exact_buffers *b);
 // Accepts zeroed buffers.
 void exact_buffers_free(batch_scope *s, exact_buffers *b);
 
@@ -82,4 +83,5 @@ void exact_record_chunk(batch_scope *s, VkCommandBuffer cmd, const exact_buffers
 // their intersecting triangle pairs in desc->triangles when it is set;
 // counts desc->stats's early accepts, level items, reruns and CPU
 // fallbacks. map_array: as pairs_validate gives it.
-vkcol_result exact_run(batch_scope *s, const vkcol_batch_desc *desc, uint32_t map_array, vkcol_pair_result *results);
+vkcol_result exact_run(batch_scope *s, const vkcol_batch_desc *desc, uint32_t map_array, bool obb,
+                       vkcol_pair_result *results);

@@ -222,7 +222,7 @@ static uint32_t find_root(uint32_t *parent, uint32_t v)
 // whose fourth words then receive their vertex's piece index.
 // parent and slot are scratch of `used` entries. Returns the number of pieces.
 static uint32_t emit_tree(const mesh_cpu *m, const uint32_t *remap, uint32_t used, uint32_t vertex_first,
-                          float *verts, uint32_t node_first, uint32_t triangle_first, pool_node *nodes_out,
+                          float *verts, uint32_t node_first, uint32_t triangle_first, pool_node *nodes_out, float *obbs_out,
                           uint32_t *triangles_out, uint32_t *parent, uint32_t *slot, uint32_t *pieces_out)
 {
 	for (uint32_t i = 0; i < m->tree.node_count; i++) {
@@ -230,6 +230,7 @@ static uint32_t emit_tree(const mesh_cpu *m, const uint32_t *remap, uint32_t use
 		n.first += n.count == 0 ? node_first : triangle_first;
 		nodes_out[i].node = n;
 		memcpy(nodes_out[i].slab, &m->tree.slabs[4 * (size_t)i], sizeof(nodes_out[i].slab));
+		memcpy(&obbs_out[16 * (size_t)i], &m->tree.obbs[16 * (size_t)i], 16 * sizeof(float));
 	}
 	for (uint32_t v = 0; v < used; v++)
 		parent[v] = v;
@@ -302,6 +303,7 @@ static vkcol_result pool_build(batch_scope *s, bool clearance)
 	vertex_key *order = NULL;
 	uint32_t *seen = NULL, *parent = NULL, *slot = NULL, *host_triangles = NULL, *host_pieces = NULL;
 	pool_node *host_nodes = NULL;
+	float *host_obbs = NULL;
 	batch_pool *pool = core_calloc(env, 1, sizeof(*pool));
 	if (!pool)
 		return VKCOL_ERROR_OUT_OF_HOST_MEMORY;
@@ -316,6 +318,8 @@ static vkcol_result pool_build(batch_scope *s, bool clearance)
 			vertex_total += nv;
 			node_total += s->meshes->slots[i].cpu.tree.node_count;
 			triangle_total += s->meshes->slots[i].cpu.triangle_count;
+			if (s->meshes->slots[i].cpu.tree.obb_worth >= AABB_TREE_OBB_WORTH)
+				pool->any_obb = true;
 			if (s->meshes->slots[i].cpu.tree.depth > pool->max_depth)
 				pool->max_depth = s->meshes->slots[i].cpu.tree.depth;
 			uint32_t clusters = (nv + VKCOL_CLUSTER_SIZE - 1) / VKCOL_CLUSTER_SIZE;
@@ -343,11 +347,12 @@ static vkcol_result pool_build(batch_scope *s, bool clearance)
 	parent = core_calloc(env, max_vertices, sizeof(uint32_t));
 	slot = core_calloc(env, max_vertices, sizeof(uint32_t));
 	host_nodes = core_calloc(env, node_total ? node_total : 1, sizeof(pool_node));
+	host_obbs = core_calloc(env, node_total ? node_total : 1, 16 * sizeof(float));
 	host_triangles = core_calloc(env, triangle_total ? triangle_total : 1, 4 * sizeof(uint32_t));
 	// At most one piece per vertex.
 	host_pieces = core_calloc(env, vertex_total ? vertex_total : 1, VKCOL_PIECE_VERTICES * sizeof(uint32_t));
 	if (!pool->ids || !pool->lod_first || !records || !host_vertices || !host_clusters || !seen || !order || !parent ||
-	    !slot || !host_nodes || !host_triangles || !host_pieces) {
+	    !slot || !host_nodes || !host_obbs || !host_triangles || !host_pieces) {
 		res = VKCOL_ERROR_OUT_OF_HOST_MEMORY;
 		goto cleanup;
 	}
@@ -365,14 +370,18 @@ static vkcol_result pool_build(batch_scope *s, bool clearance)
 	                      "batch vertex pool", &pool->vertices));
 	TRY(gpu_buffer_create(s->gpu, (cluster_total ? cluster_total : 1) * 16, texel, GPU_MEMORY_DEVICE,
 	                      "batch vertex clusters", &pool->clusters));
-	if (node_total * sizeof(pool_node) > binding || triangle_total * 16 > binding) {
+	// The nodes, then their oriented boxes (VKCOL_OBB_TEXELS each, from texel
+	// obb_base), in one binding.
+	const uint64_t node_bytes = node_total * (sizeof(pool_node) + 16 * VKCOL_OBB_TEXELS);
+	pool->obb_base = (uint32_t)(node_total * VKCOL_NODE_TEXELS);
+	if (node_bytes > binding || triangle_total * 16 > binding) {
 		CORE_ERROR(env, "the meshes of this context hold %llu tree nodes and %llu triangles; one batch binding holds "
 		                "at most %llu bytes",
 		           (unsigned long long)node_total, (unsigned long long)triangle_total, (unsigned long long)binding);
 		res = VKCOL_ERROR_TOO_LARGE;
 		goto cleanup;
 	}
-	TRY(gpu_buffer_create(s->gpu, (node_total ? node_total : 1) * sizeof(pool_node), texel, GPU_MEMORY_DEVICE,
+	TRY(gpu_buffer_create(s->gpu, node_total ? node_bytes : sizeof(pool_node), texel, GPU_MEMORY_DEVICE,
 	                      "batch node pool", &pool->nodes));
 	TRY(gpu_buffer_create(s->gpu, (triangle_total ? triangle_total : 1) * 16, texel, GPU_MEMORY_DEVICE,
 	                      "batch triangle pool", &pool->triangles));
@@ -411,7 +420,8 @@ static vkcol_result pool_build(batch_scope *s, bool clearance)
 		    emit_vertices(&mesh->cpu, seen, order, &host_vertices[4 * vertex_first], host_clusters, &cluster_next);
 		uint32_t piece_count =
 		    emit_tree(&mesh->cpu, seen, used_vertices, (uint32_t)vertex_first, &host_vertices[4 * vertex_first],
-		              node_next, triangle_next, &host_nodes[node_next], &host_triangles[4 * (size_t)triangle_next],
+		              node_next, triangle_next, &host_nodes[node_next], &host_obbs[16 * (size_t)node_next],
+		              &host_triangles[4 * (size_t)triangle_next],
 		              parent, slot, &host_pieces[piece_next]);
 		uint32_t cluster_count = (used_vertices + VKCOL_CLUSTER_SIZE - 1) / VKCOL_CLUSTER_SIZE;
 		memcpy(&host_clusters[4 * (size_t)cluster_next], mesh->cone_bounds, VKCOL_CONE_FLOATS * sizeof(float));
@@ -519,6 +529,9 @@ static vkcol_result pool_build(batch_scope *s, bool clearance)
 		TRY(gpu_upload(s->gpu, &pool->clusters, 0, host_clusters, (VkDeviceSize)cluster_next * 16));
 	if (node_next)
 		TRY(gpu_upload(s->gpu, &pool->nodes, 0, host_nodes, (VkDeviceSize)node_next * sizeof(pool_node)));
+	if (node_next)
+		TRY(gpu_upload(s->gpu, &pool->nodes, (VkDeviceSize)pool->obb_base * 16, host_obbs,
+		               (VkDeviceSize)node_next * 16 * VKCOL_OBB_TEXELS));
 	if (triangle_next)
 		TRY(gpu_upload(s->gpu, &pool->triangles, 0, host_triangles, (VkDeviceSize)triangle_next * 16));
 	// Sized now that the pieces are counted (usually a few per mesh).
@@ -542,6 +555,7 @@ cleanup:
 	core_free(env, parent);
 	core_free(env, slot);
 	core_free(env, host_nodes);
+	core_free(env, host_obbs);
 	core_free(env, host_triangles);
 	core_free(env, host_pieces);
 	if (res != VKCOL_SUCCESS) {

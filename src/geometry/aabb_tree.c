@@ -37,6 +37,7 @@
 #include "geometry/aabb_tree.h"
 
 #include <float.h>
+#include <stdbool.h>
 #include <math.h>
 #include <string.h>
 
@@ -140,6 +141,142 @@ static void slab_of_range(const build_scratch *s, const vkcol_gpu_node *node, fl
 	out[1] = o[1];
 	out[2] = mf;
 	out[3] = hf;
+}
+
+// Jacobi rotations of the symmetric 3 x 3 matrix a (row major) until its
+// off-diagonal is negligible; v receives the eigenvectors as columns.
+static void jacobi3(double a[9], double v[9])
+{
+	for (int i = 0; i < 9; i++)
+		v[i] = i % 4 == 0 ? 1.0 : 0.0;
+	for (int sweep = 0; sweep < 32; sweep++) {
+		double off = fabs(a[1]) + fabs(a[2]) + fabs(a[5]);
+		double diag = fabs(a[0]) + fabs(a[4]) + fabs(a[8]);
+		if (!(off > 1e-15 * diag))
+			break;
+		for (int p = 0; p < 2; p++)
+			for (int q = p + 1; q < 3; q++) {
+				double apq = a[3 * p + q];
+				if (apq == 0.0)
+					continue;
+				double theta = (a[3 * q + q] - a[3 * p + p]) / (2.0 * apq);
+				double tn = (theta >= 0.0 ? 1.0 : -1.0) / (fabs(theta) + sqrt(theta * theta + 1.0));
+				double c = 1.0 / sqrt(tn * tn + 1.0), sn = tn * c;
+				for (int k = 0; k < 3; k++) { // columns p, q of a
+					double akp = a[3 * k + p], akq = a[3 * k + q];
+					a[3 * k + p] = c * akp - sn * akq;
+					a[3 * k + q] = sn * akp + c * akq;
+				}
+				for (int k = 0; k < 3; k++) { // rows p, q
+					double apk = a[3 * p + k], aqk = a[3 * q + k];
+					a[3 * p + k] = c * apk - sn * aqk;
+					a[3 * q + k] = sn * apk + c * aqk;
+				}
+				for (int k = 0; k < 3; k++) {
+					double vkp = v[3 * k + p], vkq = v[3 * k + q];
+					v[3 * k + p] = c * vkp - sn * vkq;
+					v[3 * k + q] = sn * vkp + c * vkq;
+				}
+			}
+	}
+}
+
+// The oriented box of a node (aabb_tree.h) over its range of the tree
+// order: axes along the principal directions of its triangles' vertices
+// (the OBB of Gottschalk, Lin & Manocha, "OBBTree", SIGGRAPH 1996), stored
+// in float, and the extents measured in double along the stored axes from
+// the stored centre, rounded up. Returns whether the box is worth testing:
+// less than half the volume of the node's box cut by its slab (`slab`), as
+// estimated from the slab's share of the box's width along its normal
+// (aabb_tree.h, obb_worth).
+static bool obb_of_range(const build_scratch *s, const vkcol_gpu_node *node, const float slab[4], float out[16])
+{
+	double mean[3] = {0.0, 0.0, 0.0}, cov[9] = {0.0};
+	uint32_t n = 3 * node->count;
+	for (uint32_t i = node->first; i < node->first + node->count; ++i)
+		for (int k = 0; k < 3; ++k) {
+			const float *p = s->positions + 3 * (size_t)s->indices[3 * (size_t)s->perm[i] + k];
+			for (int j = 0; j < 3; ++j)
+				mean[j] += p[j];
+		}
+	for (int j = 0; j < 3; ++j)
+		mean[j] /= n;
+	for (uint32_t i = node->first; i < node->first + node->count; ++i)
+		for (int k = 0; k < 3; ++k) {
+			const float *p = s->positions + 3 * (size_t)s->indices[3 * (size_t)s->perm[i] + k];
+			double d[3] = {p[0] - mean[0], p[1] - mean[1], p[2] - mean[2]};
+			for (int a = 0; a < 3; ++a)
+				for (int b = 0; b < 3; ++b)
+					cov[3 * a + b] += d[a] * d[b];
+		}
+	double v[9];
+	jacobi3(cov, v);
+	float axes[9];
+	bool finite = true;
+	for (int k = 0; k < 3; ++k) { // axis k: column k of v, normalized
+		double l = sqrt(v[k] * v[k] + v[3 + k] * v[3 + k] + v[6 + k] * v[6 + k]);
+		for (int j = 0; j < 3; ++j) {
+			axes[3 * k + j] = (float)(v[3 * j + k] / l);
+			finite = finite && isfinite(axes[3 * k + j]);
+		}
+	}
+	double lo[3] = {DBL_MAX, DBL_MAX, DBL_MAX}, hi[3] = {-DBL_MAX, -DBL_MAX, -DBL_MAX};
+	for (uint32_t i = node->first; i < node->first + node->count; ++i)
+		for (int k = 0; k < 3; ++k) {
+			const float *p = s->positions + 3 * (size_t)s->indices[3 * (size_t)s->perm[i] + k];
+			for (int a = 0; a < 3; ++a) {
+				double d = (double)axes[3 * a] * p[0] + (double)axes[3 * a + 1] * p[1] + (double)axes[3 * a + 2] * p[2];
+				lo[a] = d < lo[a] ? d : lo[a];
+				hi[a] = d > hi[a] ? d : hi[a];
+			}
+		}
+	double centre[3] = {0.0, 0.0, 0.0};
+	for (int a = 0; a < 3; ++a)
+		for (int j = 0; j < 3; ++j)
+			centre[j] += 0.5 * (lo[a] + hi[a]) * axes[3 * a + j];
+	float cf[3] = {(float)centre[0], (float)centre[1], (float)centre[2]};
+	// The extents from the stored centre, in the order of operations
+	// tests/tree_check.h checks them in.
+	double ext[3] = {0.0, 0.0, 0.0};
+	for (uint32_t i = node->first; i < node->first + node->count; ++i)
+		for (int k = 0; k < 3; ++k) {
+			const float *p = s->positions + 3 * (size_t)s->indices[3 * (size_t)s->perm[i] + k];
+			for (int a = 0; a < 3; ++a) {
+				double d = axes[3 * a] * ((double)p[0] - cf[0]) + axes[3 * a + 1] * ((double)p[1] - cf[1]) +
+				           axes[3 * a + 2] * ((double)p[2] - cf[2]);
+				ext[a] = fabs(d) > ext[a] ? fabs(d) : ext[a];
+			}
+		}
+	for (int a = 0; a < 3; ++a) {
+		float ef = (float)ext[a];
+		if ((double)ef < ext[a])
+			ef = nextafterf(ef, INFINITY);
+		finite = finite && isfinite(ef) && isfinite(cf[a]);
+		out[4 * a] = axes[3 * a];
+		out[4 * a + 1] = axes[3 * a + 1];
+		out[4 * a + 2] = axes[3 * a + 2];
+		out[4 * a + 3] = ef;
+	}
+	out[12] = cf[0];
+	out[13] = cf[1];
+	out[14] = cf[2];
+	out[15] = 0.0f;
+	double box[3] = {0.5 * ((double)node->max_x - node->min_x), 0.5 * ((double)node->max_y - node->min_y),
+	                 0.5 * ((double)node->max_z - node->min_z)};
+	double obb_volume = 8.0 * out[3] * out[7] * out[11];
+	double box_volume = 8.0 * box[0] * box[1] * box[2];
+	float sn[3];
+	aabb_tree_slab_normal(slab, sn);
+	double width = 2.0 * (fabs(sn[0]) * box[0] + fabs(sn[1]) * box[1] + fabs(sn[2]) * box[2]);
+	double cut = width > 0.0 && 2.0 * slab[3] < width ? box_volume * 2.0 * slab[3] / width : box_volume;
+	if (!finite) {
+		// Coordinates near the float range's end: a box that holds all.
+		memset(out, 0, 16 * sizeof(float));
+		out[0] = out[5] = out[10] = 1.0f;
+		out[3] = out[7] = out[11] = INFINITY;
+		return false;
+	}
+	return obb_volume < 0.5 * cut;
 }
 
 static int longest_axis(const vkcol_gpu_node *node)
@@ -384,7 +521,7 @@ vkcol_result aabb_tree_build(const core_env *env, const float *positions, const 
 	vkcol_result res = VKCOL_SUCCESS;
 	build_scratch s = {0};
 	tri_info *tris = NULL;
-	size_t node_capacity = 0, slab_capacity = 0;
+	size_t node_capacity = 0, slab_capacity = 0, obb_capacity = 0;
 
 	if (out == NULL)
 		return VKCOL_ERROR_INVALID_ARGUMENT;
@@ -436,7 +573,7 @@ vkcol_result aabb_tree_build(const core_env *env, const float *positions, const 
 	out->level_first[1] = 1;
 	out->leaf_min = UINT32_MAX;
 
-	uint32_t depth = 0;
+	uint32_t depth = 0, worth = 0;
 	for (;;) {
 		uint32_t begin = out->level_first[depth], end = out->level_first[depth + 1];
 		for (uint32_t i = begin; i < end; ++i) {
@@ -446,6 +583,11 @@ vkcol_result aabb_tree_build(const core_env *env, const float *positions, const 
 				goto cleanup;
 			}
 			slab_of_range(&s, &node, &out->slabs[4 * (size_t)i]);
+			if (!core_grow(env, (void **)&out->obbs, 16 * sizeof(float), &obb_capacity, (size_t)i + 1)) {
+				res = VKCOL_ERROR_OUT_OF_HOST_MEMORY;
+				goto cleanup;
+			}
+			worth += obb_of_range(&s, &node, &out->slabs[4 * (size_t)i], &out->obbs[16 * (size_t)i]);
 			if (node.count <= leaf_size || depth == max_depth) {
 				out->leaf_count++;
 				out->leaf_min = node.count < out->leaf_min ? node.count : out->leaf_min;
@@ -473,6 +615,7 @@ vkcol_result aabb_tree_build(const core_env *env, const float *positions, const 
 		out->level_first[depth + 1] = out->node_count;
 	}
 	out->depth = depth;
+	out->obb_worth = (float)worth / (float)out->node_count;
 	out->level_count = depth + 1;
 	out->triangles = s.perm;
 	out->triangle_count = triangle_count;
@@ -516,6 +659,7 @@ void aabb_tree_free(const core_env *env, aabb_tree *tree)
 		return;
 	core_free(env, tree->nodes);
 	core_free(env, tree->slabs);
+	core_free(env, tree->obbs);
 	core_free(env, tree->level_first);
 	core_free(env, tree->triangles);
 	memset(tree, 0, sizeof(*tree));

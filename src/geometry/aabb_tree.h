@@ -25,6 +25,20 @@ typedef struct aabb_tree {
 	// float. Thin where the surface is nearly flat, which is where a box is
 	// loose when the surface runs diagonally to its axes.
 	float *slabs;
+	// Per node, an oriented box holding its triangles: 16 floats, for each
+	// axis k its unit direction a_k (in float) and half extent e_k, then the
+	// box's centre c (3 floats, then 0): every corner v of the node's
+	// triangles has |a_k . (v - c)| <= e_k, evaluated in double on the
+	// stored floats. Axes along the principal directions of the corners
+	// (Gottschalk, Lin & Manocha, "OBBTree"). Infinite extents (a box that
+	// holds all) where coordinates overflow.
+	float *obbs;
+	// The fraction of nodes whose oriented box is less than half the volume
+	// of their box cut by their slab (roughly): thin parts lying diagonally,
+	// where the oriented boxes prune what boxes and slabs do not. Exact mode
+	// tests the oriented boxes in batches with a mesh at or above
+	// AABB_TREE_OBB_WORTH (pairs_validate, the _obb pipelines).
+	float obb_worth;
 	// level k holds nodes level_first[k] .. level_first[k + 1] - 1;
 	// level_count + 1 entries
 	uint32_t *level_first;
@@ -37,6 +51,11 @@ typedef struct aabb_tree {
 	uint32_t leaf_count;
 	uint32_t leaf_min, leaf_max; // triangles per leaf
 } aabb_tree;
+
+// A tree whose obb_worth is at least this has its oriented boxes tested by
+// exact mode's traversal (the _obb pipelines); below it, the boxes and slabs
+// alone prune about as much, for less.
+#define AABB_TREE_OBB_WORTH 0.02f
 
 // How a node's triangles are split between its two children.
 typedef enum aabb_split {
