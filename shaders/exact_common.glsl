@@ -24,6 +24,17 @@ layout(std430, set = 0, binding = VKCOL_EXACT_BINDING_PIECES) readonly buffer Pi
 // of its items found a hit).
 // Per pair: hits, flags.
 layout(std430, set = 0, binding = VKCOL_EXACT_BINDING_STATE) coherent buffer State { uvec2 state[]; };
+// The same, two pairs a texel, for the passes that only ask whether a pair
+// has a hit from an earlier pass (a hit within the same pass may be missed:
+// the pair then does a little more work).
+layout(set = 0, binding = VKCOL_EXACT_BINDING_STATE_TEXELS) uniform usamplerBuffer state_texels;
+
+// Had pair p a hit when this pass began (or since: not guaranteed)?
+bool had_hit(uint p)
+{
+	uvec4 two = texelFetch(state_texels, int(p >> 1u));
+	return ((p & 1u) != 0u ? two.z : two.x) != 0u;
+}
 // The frontiers: level l reads frontier l % 2 through its texel view and
 // appends to the other one (params.capacity items, then the candidate and
 // confirmation entries); the host binds each level's pair (exact_setup.comp

@@ -33,7 +33,7 @@ void main()
 	uvec4 it = frontier_get(params.dive_base + i);
 	uint p = it.x;
 	bool find_all = (params.flags & VKCOL_EXACT_FIND_ALL) != 0u;
-	if (!find_all && state[p].x != 0u)
+	if (!find_all && had_hit(p))
 		return; // this pair already has a hit
 	mat3 r;
 	vec3 t;

@@ -34,7 +34,7 @@ void main()
 		return;
 	uvec4 it = frontier_get(i);
 	uint p = it.x;
-	if ((params.flags & VKCOL_EXACT_FIND_ALL) == 0u && state[p].x != 0u)
+	if ((params.flags & VKCOL_EXACT_FIND_ALL) == 0u && had_hit(p))
 		return; // this pair already has a hit
 	mat3 r;
 	vec3 t;

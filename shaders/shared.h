@@ -57,7 +57,9 @@
 // views), the piece pool, the pairs' state, the frontier a level writes
 // (storage) and the one it reads (texel view), the counters, the indirect
 // dispatches, the pairs' frames written (storage, by the setup) and read
-// (texel view), and the triangle-pair list.
+// (texel view), the triangle-pair list, and the pairs' state read as
+// texels (has a pair a hit from an earlier pass? A vector gather on a SIMD
+// driver, where a storage load is one per lane).
 #define VKCOL_EXACT_BINDING_NODES 6
 #define VKCOL_EXACT_BINDING_TRIANGLES 7
 #define VKCOL_EXACT_BINDING_PIECES 8
@@ -69,7 +71,8 @@
 #define VKCOL_EXACT_BINDING_FRAMES 14
 #define VKCOL_EXACT_BINDING_FRAME_TEXELS 15
 #define VKCOL_EXACT_BINDING_LIST 16
-#define VKCOL_EXACT_BINDINGS 17
+#define VKCOL_EXACT_BINDING_STATE_TEXELS 17
+#define VKCOL_EXACT_BINDINGS 18
 
 // Recorded queries (vkcol_batch_record; src/batch/record.c, record.comp):
 // before each chunk's passes a prepare pass checks the chunk's pairs (in the

@@ -132,7 +132,8 @@ static void exact_buffer_specs(exact_buffers *b, exact_buffer_spec *out)
 	const exact_buffer_spec specs[EXACT_BUFFERS] = {
 	    {&b->pairs, (VkDeviceSize)b->chunk * sizeof(vkcol_gpu_pair), texel, upload, "exact pairs"},
 	    {&b->results, (VkDeviceSize)b->chunk * sizeof(vkcol_gpu_result), storage, readback, "exact results"},
-	    {&b->state, (VkDeviceSize)b->chunk * 8, storage, GPU_MEMORY_DEVICE, "exact pair state"},
+	    // uvec2 per pair, read as RGBA32UI texels too: whole texels.
+	    {&b->state, ((VkDeviceSize)b->chunk + 1) / 2 * 16, texel, GPU_MEMORY_DEVICE, "exact pair state"},
 	    {&b->frames, (VkDeviceSize)b->chunk * VKCOL_FRAME_VEC4S * 16, texel, GPU_MEMORY_DEVICE, "exact pair frames"},
 	    {&b->frontiers[0], frontier, texel, GPU_MEMORY_DEVICE, "exact frontier 0"},
 	    {&b->frontiers[1], frontier, texel, GPU_MEMORY_DEVICE, "exact frontier 1"},
@@ -233,6 +234,7 @@ vkcol_result exact_buffers_create(batch_scope *s, uint32_t chunk, uint32_t list_
 		    [VKCOL_EXACT_BINDING_FRAMES] = {&b->frames, 0, 0},
 		    [VKCOL_EXACT_BINDING_FRAME_TEXELS] = {&b->frames, 0, 0},
 		    [VKCOL_EXACT_BINDING_LIST] = {&b->list, 0, 0},
+		    [VKCOL_EXACT_BINDING_STATE_TEXELS] = {&b->state, 0, 0},
 		};
 		memcpy(bindings[parity], set, sizeof(set));
 		pool_bind(pool, &b->pairs, &b->results, bindings[parity]);
