@@ -109,95 +109,83 @@ static inline uint32_t tree_check_ranges(const aabb_tree *tree, uint32_t **lo_ou
 // Every node's slab (aabb_tree.h) holds every corner of every triangle
 // below it: |n . (v - c) - m| <= h in double, with c = 0.5f * (min + max)
 // as float32 computes it and n = aabb_tree_slab_normal(o); o within
-// [-1, 1]^2, m finite, h >= 0 (+infinity: the slab holds all). A
-// node's triangles are a contiguous run of triangles[] (the build splits in
-// place), found bottom up from the leaves' ranges.
-static inline void tree_check_slabs(const aabb_tree *tree, const float *positions, const uint32_t *indices,
-                                    tree_check_result *r)
+// [-1, 1]^2, m finite, h >= 0 (+infinity: the slab holds all). Node i's
+// triangles are triangles[lo .. hi).
+static inline void tree_check_slab(const aabb_tree *tree, const float *positions, const uint32_t *indices, uint32_t i,
+                                   uint32_t lo, uint32_t hi, tree_check_result *r)
 {
-	if (tree->slabs == NULL) {
-		tree_check_fail(r, "tree slabs missing");
+	const vkcol_gpu_node *n = &tree->nodes[i];
+	const float *s = &tree->slabs[4 * (size_t)i];
+	float nf[3];
+	aabb_tree_slab_normal(s, nf);
+	if (!(s[3] >= 0.0f) || !isfinite(s[2]) || !(fabsf(s[0]) <= 1.0f && fabsf(s[1]) <= 1.0f)) {
+		tree_check_fail(r, "node %u slab (%g %g %g %g): not an encoded normal, a finite offset and a width", i, s[0],
+		                s[1], s[2], s[3]);
 		return;
 	}
-	uint32_t *lo, *hi;
-	if (tree_check_ranges(tree, &lo, &hi, r) != 0) {
-		free(lo);
-		free(hi);
-		return;
-	}
-	for (uint32_t i = 0; i < tree->node_count; ++i) {
-		const vkcol_gpu_node *n = &tree->nodes[i];
-		const float *s = &tree->slabs[4 * (size_t)i];
-		float nf[3];
-		aabb_tree_slab_normal(s, nf);
-		if (!(s[3] >= 0.0f) || !isfinite(s[2]) || !(fabsf(s[0]) <= 1.0f && fabsf(s[1]) <= 1.0f)) {
-			tree_check_fail(r, "node %u slab (%g %g %g %g): not an encoded normal, a finite offset and a width", i,
-			                s[0], s[1], s[2], s[3]);
-			continue;
-		}
-		const float c[3] = {0.5f * (n->min_x + n->max_x), 0.5f * (n->min_y + n->max_y), 0.5f * (n->min_z + n->max_z)};
-		for (uint32_t j = lo[i]; j < hi[i]; ++j)
-			for (int k = 0; k < 3; ++k) {
-				const float *v = positions + 3 * (size_t)indices[3 * (size_t)tree->triangles[j] + k];
-				double d = nf[0] * ((double)v[0] - c[0]) + nf[1] * ((double)v[1] - c[1]) + nf[2] * ((double)v[2] - c[2]);
-				if (fabs(d - s[2]) > s[3]) {
-					tree_check_fail(r, "node %u slab (width %g) misses a corner of triangle %u by %g", i, s[3],
-					                tree->triangles[j], fabs(d) - s[3]);
-					j = hi[i];
-					break;
-				}
+	const float c[3] = {0.5f * (n->min_x + n->max_x), 0.5f * (n->min_y + n->max_y), 0.5f * (n->min_z + n->max_z)};
+	for (uint32_t j = lo; j < hi; ++j)
+		for (int k = 0; k < 3; ++k) {
+			const float *v = positions + 3 * (size_t)indices[3 * (size_t)tree->triangles[j] + k];
+			double d = nf[0] * ((double)v[0] - c[0]) + nf[1] * ((double)v[1] - c[1]) + nf[2] * ((double)v[2] - c[2]);
+			if (fabs(d - s[2]) > s[3]) {
+				tree_check_fail(r, "node %u slab (width %g) misses a corner of triangle %u by %g", i, s[3],
+				                tree->triangles[j], fabs(d) - s[3]);
+				return;
 			}
-	}
-	free(lo);
-	free(hi);
+		}
 }
 
 // Every node's oriented box (aabb_tree.h) holds every corner of every
 // triangle below it: |a_k . (v - c)| <= e_k in double on the stored floats;
 // its axes unit and orthogonal to within 1e-6, its extents >= 0 (+infinity:
 // the box holds all).
-static inline void tree_check_obbs(const aabb_tree *tree, const float *positions, const uint32_t *indices,
-                                   tree_check_result *r)
+static inline void tree_check_obb(const aabb_tree *tree, const float *positions, const uint32_t *indices, uint32_t i,
+                                  uint32_t lo, uint32_t hi, tree_check_result *r)
 {
-	if (tree->obbs == NULL) {
-		tree_check_fail(r, "tree oriented boxes missing");
+	const float *o = &tree->obbs[16 * (size_t)i];
+	bool shaped = true;
+	for (int a = 0; a < 3; ++a)
+		for (int b = a; b < 3; ++b) {
+			double d = (double)o[4 * a] * o[4 * b] + (double)o[4 * a + 1] * o[4 * b + 1] +
+			           (double)o[4 * a + 2] * o[4 * b + 2];
+			shaped = shaped && fabs(d - (a == b ? 1.0 : 0.0)) <= 1e-6;
+		}
+	if (!shaped || !(o[3] >= 0.0f && o[7] >= 0.0f && o[11] >= 0.0f)) {
+		tree_check_fail(r, "node %u oriented box: axes not orthonormal or a negative extent", i);
+		return;
+	}
+	for (uint32_t j = lo; j < hi; ++j)
+		for (int k = 0; k < 3; ++k) {
+			const float *v = positions + 3 * (size_t)indices[3 * (size_t)tree->triangles[j] + k];
+			for (int a = 0; a < 3; ++a) {
+				double d = o[4 * a] * ((double)v[0] - o[12]) + o[4 * a + 1] * ((double)v[1] - o[13]) +
+				           o[4 * a + 2] * ((double)v[2] - o[14]);
+				if (fabs(d) > o[4 * a + 3]) {
+					tree_check_fail(r, "node %u oriented box misses a corner of triangle %u by %g along axis %d", i,
+					                tree->triangles[j], fabs(d) - o[4 * a + 3], a);
+					return;
+				}
+			}
+		}
+}
+
+// Both of the above for every node. A node's triangles are a contiguous run
+// of triangles[] (the build splits in place), found bottom up from the
+// leaves' ranges.
+static inline void tree_check_bounds(const aabb_tree *tree, const float *positions, const uint32_t *indices,
+                                     tree_check_result *r)
+{
+	if (tree->slabs == NULL || tree->obbs == NULL) {
+		tree_check_fail(r, "tree slabs or oriented boxes missing");
 		return;
 	}
 	uint32_t *lo, *hi;
-	if (tree_check_ranges(tree, &lo, &hi, r) != 0) {
-		free(lo);
-		free(hi);
-		return;
-	}
-	for (uint32_t i = 0; i < tree->node_count; ++i) {
-		const float *o = &tree->obbs[16 * (size_t)i];
-		bool shaped = true;
-		for (int a = 0; a < 3; ++a)
-			for (int b = a; b < 3; ++b) {
-				double d = (double)o[4 * a] * o[4 * b] + (double)o[4 * a + 1] * o[4 * b + 1] +
-				           (double)o[4 * a + 2] * o[4 * b + 2];
-				shaped = shaped && fabs(d - (a == b ? 1.0 : 0.0)) <= 1e-6;
-			}
-		if (!shaped || !(o[3] >= 0.0f && o[7] >= 0.0f && o[11] >= 0.0f)) {
-			tree_check_fail(r, "node %u oriented box: axes not orthonormal or a negative extent", i);
-			continue;
+	if (tree_check_ranges(tree, &lo, &hi, r) == 0)
+		for (uint32_t i = 0; i < tree->node_count; ++i) {
+			tree_check_slab(tree, positions, indices, i, lo[i], hi[i], r);
+			tree_check_obb(tree, positions, indices, i, lo[i], hi[i], r);
 		}
-		for (uint32_t j = lo[i]; j < hi[i]; ++j)
-			for (int k = 0; k < 3; ++k) {
-				const float *v = positions + 3 * (size_t)indices[3 * (size_t)tree->triangles[j] + k];
-				for (int a = 0; a < 3; ++a) {
-					double d = o[4 * a] * ((double)v[0] - o[12]) + o[4 * a + 1] * ((double)v[1] - o[13]) +
-					           o[4 * a + 2] * ((double)v[2] - o[14]);
-					if (fabs(d) > o[4 * a + 3]) {
-						tree_check_fail(r, "node %u oriented box misses a corner of triangle %u by %g along axis %d",
-						                i, tree->triangles[j], fabs(d) - o[4 * a + 3], a);
-						j = hi[i];
-						k = 3;
-						break;
-					}
-				}
-			}
-	}
 	free(lo);
 	free(hi);
 }
@@ -301,10 +289,8 @@ static inline tree_check_result tree_check(const aabb_tree *tree, const float *p
 		                tree->leaf_count, tree->leaf_min, tree->leaf_max);
 	free(covered);
 	free(seen);
-	if (r.violations == 0) {
-		tree_check_slabs(tree, positions, indices, &r);
-		tree_check_obbs(tree, positions, indices, &r);
-	}
+	if (r.violations == 0)
+		tree_check_bounds(tree, positions, indices, &r);
 	return r;
 }
 
