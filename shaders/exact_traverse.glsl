@@ -15,7 +15,7 @@
 #include "tri_distance.glsl"
 
 // The _obb variants of exact_traverse.comp and exact_dive.comp also test the
-// nodes' oriented boxes (obbs_meet), for batches with a mesh whose tree has
+// nodes' oriented boxes (obbs_meet), for batches whose meshes' trees all have
 // them worth it (aabb_tree.h, obb_worth): a SIMD driver such as lavapipe runs
 // the code of a branch no lane takes, so a pipeline of its own, not a flag.
 #ifndef VKCOL_OBB

@@ -155,6 +155,8 @@ static inline void tree_check_obb(const aabb_tree *tree, const float *positions,
 		tree_check_fail(r, "node %u oriented box: axes not orthonormal or a negative extent", i);
 		return;
 	}
+	if (isinf(o[3]) && isinf(o[7]) && isinf(o[11]))
+		return; // a box that holds all
 	for (uint32_t j = lo; j < hi; ++j)
 		for (int k = 0; k < 3; ++k) {
 			const float *v = positions + 3 * (size_t)indices[3 * (size_t)tree->triangles[j] + k];

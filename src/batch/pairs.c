@@ -110,7 +110,7 @@ typedef struct validate_range {
 	int side;         // 0: a, 1: b
 	uint32_t resolution; // 0: none yet
 	bool mixed;
-	bool obb;            // a mesh's tree has obb_worth >= AABB_TREE_OBB_WORTH
+	bool no_obb;         // a mesh's tree has obb_worth < AABB_TREE_OBB_WORTH (its oriented boxes hold all)
 } validate_range;
 
 static void validate_pairs(const batch_scope *s, const vkcol_pair *pairs, validate_range *r)
@@ -131,7 +131,7 @@ static void validate_pairs(const batch_scope *s, const vkcol_pair *pairs, valida
 					r->bad = p, r->fault = FAULT_MESH, r->side = m;
 					return;
 				}
-				r->obb = r->obb || slot->cpu.tree.obb_worth >= AABB_TREE_OBB_WORTH;
+				r->no_obb = r->no_obb || slot->cpu.tree.obb_worth < AABB_TREE_OBB_WORTH;
 				uint32_t res = slot->cube.resolution;
 				r->mixed = r->mixed || (r->resolution != 0 && res != r->resolution);
 				r->resolution = res;
@@ -193,7 +193,7 @@ vkcol_result pairs_validate(const batch_scope *s, const vkcol_batch_desc *desc, 
 		core_parallel_for(env, tasks, validate_task, &job);
 	uint32_t resolution = 0;
 	bool mixed = false;
-	*obb = false;
+	bool no_obb = false;
 	for (uint32_t t = 0; t < tasks; t++) {
 		const validate_range *r = &ranges[t];
 		if (r->fault != FAULT_NONE) {
@@ -213,10 +213,11 @@ vkcol_result pairs_validate(const batch_scope *s, const vkcol_batch_desc *desc, 
 			}
 		}
 		mixed = mixed || r->mixed || (resolution != 0 && r->resolution != 0 && r->resolution != resolution);
-		*obb = *obb || r->obb;
+		no_obb = no_obb || r->no_obb;
 		if (r->resolution)
 			resolution = r->resolution;
 	}
+	*obb = !no_obb;
 	*map_array = mixed || resolution == 0 ? VKCOL_MAP_ARRAYS : pool_array_index(resolution);
 	return VKCOL_SUCCESS;
 }

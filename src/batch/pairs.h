@@ -8,8 +8,9 @@
 // discards answers already computed (the first bad pair is logged and its
 // error returned). *map_array: the cube array every mesh of the batch has
 // its map in, or VKCOL_MAP_ARRAYS when they differ (the map-sampling
-// pipelines are specialized for it: map_sample.glsl). *obb: whether a mesh of
-// the batch has oriented boxes worth testing (aabb_tree.h, obb_worth).
+// pipelines are specialized for it: map_sample.glsl). *obb: whether every
+// mesh of the batch has oriented boxes worth testing (aabb_tree.h,
+// obb_worth; the others' hold all, and would cost the tests for nothing).
 vkcol_result pairs_validate(const batch_scope *s, const vkcol_batch_desc *desc, uint32_t *map_array, bool *obb);
 
 // Into how many tasks pairs_validate and pairs_upload split count pairs, run

@@ -318,8 +318,8 @@ static vkcol_result pool_build(batch_scope *s, bool clearance)
 			vertex_total += nv;
 			node_total += s->meshes->slots[i].cpu.tree.node_count;
 			triangle_total += s->meshes->slots[i].cpu.triangle_count;
-			if (s->meshes->slots[i].cpu.tree.obb_worth >= AABB_TREE_OBB_WORTH)
-				pool->any_obb = true;
+			if (s->meshes->slots[i].cpu.tree.obb_worth < AABB_TREE_OBB_WORTH)
+				pool->no_obb = true;
 			if (s->meshes->slots[i].cpu.tree.depth > pool->max_depth)
 				pool->max_depth = s->meshes->slots[i].cpu.tree.depth;
 			uint32_t clusters = (nv + VKCOL_CLUSTER_SIZE - 1) / VKCOL_CLUSTER_SIZE;

@@ -255,8 +255,8 @@ VKCOL_API vkcol_result vkcol_gpu_batch_create(vkcol_context *ctx, const vkcol_gp
 	} else {
 		uint32_t flags = desc->flags & VKCOL_BATCH_NO_EARLY_ACCEPT ? 0u : VKCOL_EXACT_EARLY_ACCEPT;
 		// Its pairs come later, frame by frame: the oriented boxes are tested
-		// when any mesh of the context has them worth it.
-		TRY(exact_buffers_create(s, b->chunk, 0, flags, map_array, b->pool->any_obb, b->sets, &b->exact));
+		// when every mesh of the context has them worth it.
+		TRY(exact_buffers_create(s, b->chunk, 0, flags, map_array, !b->pool->no_obb, b->sets, &b->exact));
 		b->chunk = b->exact.chunk; // within the frontier's breadth-first region
 		b->relative = !exact_in_double(s);
 	}

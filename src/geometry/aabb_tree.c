@@ -149,10 +149,10 @@ static void jacobi3(double a[9], double v[9])
 {
 	for (int i = 0; i < 9; i++)
 		v[i] = i % 4 == 0 ? 1.0 : 0.0;
-	for (int sweep = 0; sweep < 32; sweep++) {
+	for (int sweep = 0; sweep < 8; sweep++) {
 		double off = fabs(a[1]) + fabs(a[2]) + fabs(a[5]);
 		double diag = fabs(a[0]) + fabs(a[4]) + fabs(a[8]);
-		if (!(off > 1e-15 * diag))
+		if (!(off > 1e-12 * diag))
 			break;
 		for (int p = 0; p < 2; p++)
 			for (int q = p + 1; q < 3; q++) {
@@ -181,33 +181,45 @@ static void jacobi3(double a[9], double v[9])
 	}
 }
 
+// A box that holds all (infinite extents): what a node gets where the
+// oriented boxes are not worth testing, or coordinates overflow.
+static void obb_all(float out[16])
+{
+	memset(out, 0, 16 * sizeof(float));
+	out[0] = out[5] = out[10] = 1.0f;
+	out[3] = out[7] = out[11] = INFINITY;
+}
+
 // The oriented box of a node (aabb_tree.h) over its range of the tree
 // order: axes along the principal directions of its triangles' vertices
 // (the OBB of Gottschalk, Lin & Manocha, "OBBTree", SIGGRAPH 1996), stored
 // in float, and the extents measured in double along the stored axes from
-// the stored centre, rounded up. Returns whether the box is worth testing:
+// the stored centre, padded for rounding and rounded up. Returns whether the box is worth testing:
 // less than half the volume of the node's box cut by its slab (`slab`), as
 // estimated from the slab's share of the box's width along its normal
 // (aabb_tree.h, obb_worth).
 static bool obb_of_range(const build_scratch *s, const vkcol_gpu_node *node, const float slab[4], float out[16])
 {
-	double mean[3] = {0.0, 0.0, 0.0}, cov[9] = {0.0};
-	uint32_t n = 3 * node->count;
+	// One pass for the covariance: sums about the box's centre (so that
+	// large coordinates do not cancel), then one for the projections.
+	const double o[3] = {0.5 * ((double)node->min_x + node->max_x), 0.5 * ((double)node->min_y + node->max_y),
+	                     0.5 * ((double)node->min_z + node->max_z)};
+	double sum[3] = {0.0, 0.0, 0.0}, cov[9] = {0.0};
+	double n = 3.0 * node->count;
 	for (uint32_t i = node->first; i < node->first + node->count; ++i)
 		for (int k = 0; k < 3; ++k) {
 			const float *p = s->positions + 3 * (size_t)s->indices[3 * (size_t)s->perm[i] + k];
-			for (int j = 0; j < 3; ++j)
-				mean[j] += p[j];
-		}
-	for (int j = 0; j < 3; ++j)
-		mean[j] /= n;
-	for (uint32_t i = node->first; i < node->first + node->count; ++i)
-		for (int k = 0; k < 3; ++k) {
-			const float *p = s->positions + 3 * (size_t)s->indices[3 * (size_t)s->perm[i] + k];
-			double d[3] = {p[0] - mean[0], p[1] - mean[1], p[2] - mean[2]};
-			for (int a = 0; a < 3; ++a)
-				for (int b = 0; b < 3; ++b)
+			double d[3] = {p[0] - o[0], p[1] - o[1], p[2] - o[2]};
+			for (int a = 0; a < 3; ++a) {
+				sum[a] += d[a];
+				for (int b = a; b < 3; ++b)
 					cov[3 * a + b] += d[a] * d[b];
+			}
+		}
+	for (int a = 0; a < 3; ++a)
+		for (int b = a; b < 3; ++b) {
+			cov[3 * a + b] -= sum[a] * sum[b] / n;
+			cov[3 * b + a] = cov[3 * a + b];
 		}
 	double v[9];
 	jacobi3(cov, v);
@@ -220,7 +232,7 @@ static bool obb_of_range(const build_scratch *s, const vkcol_gpu_node *node, con
 			finite = finite && isfinite(axes[3 * k + j]);
 		}
 	}
-	double lo[3] = {DBL_MAX, DBL_MAX, DBL_MAX}, hi[3] = {-DBL_MAX, -DBL_MAX, -DBL_MAX};
+	double lo[3] = {DBL_MAX, DBL_MAX, DBL_MAX}, hi[3] = {-DBL_MAX, -DBL_MAX, -DBL_MAX}, big = 0.0;
 	for (uint32_t i = node->first; i < node->first + node->count; ++i)
 		for (int k = 0; k < 3; ++k) {
 			const float *p = s->positions + 3 * (size_t)s->indices[3 * (size_t)s->perm[i] + k];
@@ -229,27 +241,23 @@ static bool obb_of_range(const build_scratch *s, const vkcol_gpu_node *node, con
 				lo[a] = d < lo[a] ? d : lo[a];
 				hi[a] = d > hi[a] ? d : hi[a];
 			}
+			double m = fabs(p[0]) + fabs(p[1]) + fabs(p[2]);
+			big = m > big ? m : big;
 		}
 	double centre[3] = {0.0, 0.0, 0.0};
 	for (int a = 0; a < 3; ++a)
 		for (int j = 0; j < 3; ++j)
 			centre[j] += 0.5 * (lo[a] + hi[a]) * axes[3 * a + j];
 	float cf[3] = {(float)centre[0], (float)centre[1], (float)centre[2]};
-	// The extents from the stored centre, in the order of operations
-	// tests/tree_check.h checks them in.
-	double ext[3] = {0.0, 0.0, 0.0};
-	for (uint32_t i = node->first; i < node->first + node->count; ++i)
-		for (int k = 0; k < 3; ++k) {
-			const float *p = s->positions + 3 * (size_t)s->indices[3 * (size_t)s->perm[i] + k];
-			for (int a = 0; a < 3; ++a) {
-				double d = axes[3 * a] * ((double)p[0] - cf[0]) + axes[3 * a + 1] * ((double)p[1] - cf[1]) +
-				           axes[3 * a + 2] * ((double)p[2] - cf[2]);
-				ext[a] = fabs(d) > ext[a] ? fabs(d) : ext[a];
-			}
-		}
+	// The extents about the stored centre, from the projections: a . (v - c)
+	// evaluated otherwise (as tests/tree_check.h does) differs by rounding,
+	// at most a few ulps of the coordinates' magnitude, which the pad covers.
+	double pad = 1e-13 * (big + fabs(cf[0]) + fabs(cf[1]) + fabs(cf[2]));
 	for (int a = 0; a < 3; ++a) {
-		float ef = (float)ext[a];
-		if ((double)ef < ext[a])
+		double m = (double)axes[3 * a] * cf[0] + (double)axes[3 * a + 1] * cf[1] + (double)axes[3 * a + 2] * cf[2];
+		double e = (hi[a] - m > m - lo[a] ? hi[a] - m : m - lo[a]) + pad;
+		float ef = (float)e;
+		if ((double)ef < e)
 			ef = nextafterf(ef, INFINITY);
 		finite = finite && isfinite(ef) && isfinite(cf[a]);
 		out[4 * a] = axes[3 * a];
@@ -270,13 +278,54 @@ static bool obb_of_range(const build_scratch *s, const vkcol_gpu_node *node, con
 	double width = 2.0 * (fabs(sn[0]) * box[0] + fabs(sn[1]) * box[1] + fabs(sn[2]) * box[2]);
 	double cut = width > 0.0 && 2.0 * slab[3] < width ? box_volume * 2.0 * slab[3] / width : box_volume;
 	if (!finite) {
-		// Coordinates near the float range's end: a box that holds all.
-		memset(out, 0, 16 * sizeof(float));
-		out[0] = out[5] = out[10] = 1.0f;
-		out[3] = out[7] = out[11] = INFINITY;
+		obb_all(out); // coordinates near the float range's end
 		return false;
 	}
 	return obb_volume < 0.5 * cut;
+}
+
+// The nodes' oriented boxes (aabb_tree.h) and obb_worth, once the tree is
+// built: each node's range of the tree order found bottom up (an inner
+// node's is its children's), obb_worth estimated on every node of a tree of
+// up to 4,096 nodes, else on about 1,024 spread over the breadth-first order
+// (which holds the small nodes mostly);
+// the boxes computed only where it reaches AABB_TREE_OBB_WORTH (the
+// traversal tests them only then), else every one holds all.
+static bool tree_obbs(const core_env *env, const build_scratch *s, aabb_tree *out)
+{
+	uint32_t n = out->node_count;
+	out->obbs = core_calloc(env, n, 16 * sizeof(float));
+	uint32_t *first = core_calloc(env, n, sizeof(uint32_t)), *count = core_calloc(env, n, sizeof(uint32_t));
+	bool ok = out->obbs && first && count;
+	if (ok) {
+		for (uint32_t i = n; i-- > 0;) {
+			const vkcol_gpu_node *node = &out->nodes[i];
+			first[i] = node->count ? node->first : first[node->first];
+			count[i] = node->count ? node->count : count[node->first] + count[node->first + 1];
+		}
+		uint32_t stride = n > 4096 ? n / 1024 : 1, sampled = 0, worth = 0;
+		// (From stride / 2: the root and the top levels, whose boxes cost a
+		// pass over the whole mesh each, are few among the nodes anyway.)
+		for (uint32_t i = stride / 2; i < n; i += stride, sampled++) {
+			vkcol_gpu_node range = out->nodes[i];
+			range.first = first[i];
+			range.count = count[i];
+			worth += obb_of_range(s, &range, &out->slabs[4 * (size_t)i], &out->obbs[16 * (size_t)i]);
+		}
+		out->obb_worth = (float)worth / (float)sampled;
+		for (uint32_t i = 0; i < n; i++) {
+			vkcol_gpu_node range = out->nodes[i];
+			range.first = first[i];
+			range.count = count[i];
+			if (out->obb_worth < AABB_TREE_OBB_WORTH)
+				obb_all(&out->obbs[16 * (size_t)i]);
+			else if (i % stride != stride / 2)
+				obb_of_range(s, &range, &out->slabs[4 * (size_t)i], &out->obbs[16 * (size_t)i]);
+		}
+	}
+	core_free(env, first);
+	core_free(env, count);
+	return ok;
 }
 
 static int longest_axis(const vkcol_gpu_node *node)
@@ -521,7 +570,7 @@ vkcol_result aabb_tree_build(const core_env *env, const float *positions, const 
 	vkcol_result res = VKCOL_SUCCESS;
 	build_scratch s = {0};
 	tri_info *tris = NULL;
-	size_t node_capacity = 0, slab_capacity = 0, obb_capacity = 0;
+	size_t node_capacity = 0, slab_capacity = 0;
 
 	if (out == NULL)
 		return VKCOL_ERROR_INVALID_ARGUMENT;
@@ -573,7 +622,7 @@ vkcol_result aabb_tree_build(const core_env *env, const float *positions, const 
 	out->level_first[1] = 1;
 	out->leaf_min = UINT32_MAX;
 
-	uint32_t depth = 0, worth = 0;
+	uint32_t depth = 0;
 	for (;;) {
 		uint32_t begin = out->level_first[depth], end = out->level_first[depth + 1];
 		for (uint32_t i = begin; i < end; ++i) {
@@ -583,11 +632,6 @@ vkcol_result aabb_tree_build(const core_env *env, const float *positions, const 
 				goto cleanup;
 			}
 			slab_of_range(&s, &node, &out->slabs[4 * (size_t)i]);
-			if (!core_grow(env, (void **)&out->obbs, 16 * sizeof(float), &obb_capacity, (size_t)i + 1)) {
-				res = VKCOL_ERROR_OUT_OF_HOST_MEMORY;
-				goto cleanup;
-			}
-			worth += obb_of_range(&s, &node, &out->slabs[4 * (size_t)i], &out->obbs[16 * (size_t)i]);
 			if (node.count <= leaf_size || depth == max_depth) {
 				out->leaf_count++;
 				out->leaf_min = node.count < out->leaf_min ? node.count : out->leaf_min;
@@ -615,8 +659,11 @@ vkcol_result aabb_tree_build(const core_env *env, const float *positions, const 
 		out->level_first[depth + 1] = out->node_count;
 	}
 	out->depth = depth;
-	out->obb_worth = (float)worth / (float)out->node_count;
 	out->level_count = depth + 1;
+	if (!tree_obbs(env, &s, out)) {
+		res = VKCOL_ERROR_OUT_OF_HOST_MEMORY;
+		goto cleanup;
+	}
 	out->triangles = s.perm;
 	out->triangle_count = triangle_count;
 	s.perm = NULL;
