@@ -194,10 +194,11 @@ static void obb_all(float out[16])
 // order: axes along the principal directions of its triangles' vertices
 // (the OBB of Gottschalk, Lin & Manocha, "OBBTree", SIGGRAPH 1996), stored
 // in float, and the extents measured in double along the stored axes from
-// the stored centre, padded for rounding and rounded up. Returns whether the box is worth testing:
-// less than half the volume of the node's box cut by its slab (`slab`), as
-// estimated from the slab's share of the box's width along its normal
-// (aabb_tree.h, obb_worth).
+// the stored centre, padded for rounding and rounded up. Returns whether the
+// box is worth testing: less than half the volume of the node's box cut by
+// its slab (`slab`), as estimated from the slab's share of the box's width
+// along its normal (aabb_tree.h, obb_worth); a flat box (of no volume) never
+// is.
 static bool obb_of_range(const build_scratch *s, const vkcol_gpu_node *node, const float slab[4], float out[16])
 {
 	// One pass for the covariance: sums about the box's centre (so that
@@ -287,9 +288,8 @@ static bool obb_of_range(const build_scratch *s, const vkcol_gpu_node *node, con
 // The nodes' oriented boxes (aabb_tree.h) and obb_worth, once the tree is
 // built: each node's range of the tree order found bottom up (an inner
 // node's is its children's), obb_worth estimated on every node of a tree of
-// up to 4,096 nodes, else on about 1,024 spread over the breadth-first order
-// (which holds the small nodes mostly);
-// the boxes computed only where it reaches AABB_TREE_OBB_WORTH (the
+// up to 4,096 nodes, else on about 1,024 spread over the breadth-first
+// order; the boxes computed only where it reaches AABB_TREE_OBB_WORTH (the
 // traversal tests them only then), else every one holds all.
 static bool tree_obbs(const core_env *env, const build_scratch *s, aabb_tree *out)
 {
