@@ -178,15 +178,17 @@ static inline void tree_check_obb(const aabb_tree *tree, const float *positions,
 static inline void tree_check_bounds(const aabb_tree *tree, const float *positions, const uint32_t *indices,
                                      tree_check_result *r)
 {
-	if (tree->slabs == NULL || tree->obbs == NULL) {
-		tree_check_fail(r, "tree slabs or oriented boxes missing");
+	if (tree->slabs == NULL || (tree->obbs == NULL) != (tree->obb_worth < AABB_TREE_OBB_WORTH)) {
+		tree_check_fail(r, "tree slabs missing, or oriented boxes missing (or kept) against obb_worth %g",
+		                tree->obb_worth);
 		return;
 	}
 	uint32_t *lo, *hi;
 	if (tree_check_ranges(tree, &lo, &hi, r) == 0)
 		for (uint32_t i = 0; i < tree->node_count; ++i) {
 			tree_check_slab(tree, positions, indices, i, lo[i], hi[i], r);
-			tree_check_obb(tree, positions, indices, i, lo[i], hi[i], r);
+			if (tree->obbs)
+				tree_check_obb(tree, positions, indices, i, lo[i], hi[i], r);
 		}
 	free(lo);
 	free(hi);

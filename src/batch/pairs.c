@@ -110,7 +110,7 @@ typedef struct validate_range {
 	int side;         // 0: a, 1: b
 	uint32_t resolution; // 0: none yet
 	bool mixed;
-	bool no_obb;         // a mesh's tree has obb_worth < AABB_TREE_OBB_WORTH (its oriented boxes hold all)
+	bool no_obb;         // a mesh's tree has no oriented boxes (aabb_tree.h)
 } validate_range;
 
 static void validate_pairs(const batch_scope *s, const vkcol_pair *pairs, validate_range *r)
@@ -131,7 +131,7 @@ static void validate_pairs(const batch_scope *s, const vkcol_pair *pairs, valida
 					r->bad = p, r->fault = FAULT_MESH, r->side = m;
 					return;
 				}
-				r->no_obb = r->no_obb || slot->cpu.tree.obb_worth < AABB_TREE_OBB_WORTH;
+				r->no_obb = r->no_obb || !slot->cpu.tree.obbs;
 				uint32_t res = slot->cube.resolution;
 				r->mixed = r->mixed || (r->resolution != 0 && res != r->resolution);
 				r->resolution = res;

@@ -9,8 +9,9 @@
 // error returned). *map_array: the cube array every mesh of the batch has
 // its map in, or VKCOL_MAP_ARRAYS when they differ (the map-sampling
 // pipelines are specialized for it: map_sample.glsl). *obb: whether every
-// mesh of the batch has oriented boxes worth testing (aabb_tree.h,
-// obb_worth; the others' hold all, and would cost the tests for nothing).
+// mesh of the batch has oriented boxes (aabb_tree.h: the trees whose
+// obb_worth makes them worth testing; the others' would hold all, and cost
+// the tests for nothing).
 vkcol_result pairs_validate(const batch_scope *s, const vkcol_batch_desc *desc, uint32_t *map_array, bool *obb);
 
 // Into how many tasks pairs_validate and pairs_upload split count pairs, run

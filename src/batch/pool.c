@@ -230,7 +230,7 @@ static uint32_t emit_tree(const mesh_cpu *m, const uint32_t *remap, uint32_t use
 		n.first += n.count == 0 ? node_first : triangle_first;
 		nodes_out[i].node = n;
 		memcpy(nodes_out[i].slab, &m->tree.slabs[4 * (size_t)i], sizeof(nodes_out[i].slab));
-		memcpy(&obbs_out[16 * (size_t)i], &m->tree.obbs[16 * (size_t)i], 16 * sizeof(float));
+		aabb_tree_obb(&m->tree, i, &obbs_out[16 * (size_t)i]);
 	}
 	for (uint32_t v = 0; v < used; v++)
 		parent[v] = v;
@@ -318,7 +318,7 @@ static vkcol_result pool_build(batch_scope *s, bool clearance)
 			vertex_total += nv;
 			node_total += s->meshes->slots[i].cpu.tree.node_count;
 			triangle_total += s->meshes->slots[i].cpu.triangle_count;
-			if (s->meshes->slots[i].cpu.tree.obb_worth < AABB_TREE_OBB_WORTH)
+			if (!s->meshes->slots[i].cpu.tree.obbs)
 				pool->no_obb = true;
 			if (s->meshes->slots[i].cpu.tree.depth > pool->max_depth)
 				pool->max_depth = s->meshes->slots[i].cpu.tree.depth;

@@ -33,7 +33,7 @@ struct batch_pool {
 	                      // (its others follow)
 	uint32_t max_depth;   // deepest tree among the live meshes
 	uint32_t obb_base;    // texel of the first node's oriented box in `nodes` (vkcol_exact_params.obb_base)
-	bool no_obb;          // a live mesh's tree has obb_worth < AABB_TREE_OBB_WORTH
+	bool no_obb;          // a live mesh's tree has no oriented boxes (aabb_tree.h)
 	bool clearance;       // every live mesh's clearance field is in `clusters` (approx mode reads them)
 	pool_cube_array arrays[VKCOL_MAP_ARRAYS];
 };

@@ -289,8 +289,8 @@ static bool obb_of_range(const build_scratch *s, const vkcol_gpu_node *node, con
 // built: each node's range of the tree order found bottom up (an inner
 // node's is its children's), obb_worth estimated on every node of a tree of
 // up to 4,096 nodes, else on about 1,024 spread over the breadth-first
-// order; the boxes computed only where it reaches AABB_TREE_OBB_WORTH (the
-// traversal tests them only then), else every one holds all.
+// order; the boxes kept only where it reaches AABB_TREE_OBB_WORTH (the
+// traversal tests them only then), else none (obbs NULL).
 static bool tree_obbs(const core_env *env, const build_scratch *s, aabb_tree *out)
 {
 	uint32_t n = out->node_count;
@@ -313,19 +313,29 @@ static bool tree_obbs(const core_env *env, const build_scratch *s, aabb_tree *ou
 			worth += obb_of_range(s, &range, &out->slabs[4 * (size_t)i], &out->obbs[16 * (size_t)i]);
 		}
 		out->obb_worth = (float)worth / (float)sampled;
-		for (uint32_t i = 0; i < n; i++) {
+		for (uint32_t i = 0; i < n && out->obb_worth >= AABB_TREE_OBB_WORTH; i++) {
 			vkcol_gpu_node range = out->nodes[i];
 			range.first = first[i];
 			range.count = count[i];
-			if (out->obb_worth < AABB_TREE_OBB_WORTH)
-				obb_all(&out->obbs[16 * (size_t)i]);
-			else if (i % stride != stride / 2)
+			if (i % stride != stride / 2)
 				obb_of_range(s, &range, &out->slabs[4 * (size_t)i], &out->obbs[16 * (size_t)i]);
+		}
+		if (out->obb_worth < AABB_TREE_OBB_WORTH) {
+			core_free(env, out->obbs);
+			out->obbs = NULL;
 		}
 	}
 	core_free(env, first);
 	core_free(env, count);
 	return ok;
+}
+
+void aabb_tree_obb(const aabb_tree *tree, uint32_t i, float out[16])
+{
+	if (tree->obbs)
+		memcpy(out, &tree->obbs[16 * (size_t)i], 16 * sizeof(float));
+	else
+		obb_all(out);
 }
 
 static int longest_axis(const vkcol_gpu_node *node)

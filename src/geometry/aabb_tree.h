@@ -31,8 +31,8 @@ typedef struct aabb_tree {
 	// triangles has |a_k . (v - c)| <= e_k, evaluated in double on the
 	// stored floats. Axes along the principal directions of the corners
 	// (Gottschalk, Lin & Manocha, "OBBTree"). Infinite extents (a box that
-	// holds all) where coordinates overflow, and in every node of a tree
-	// whose obb_worth is below AABB_TREE_OBB_WORTH (not computed there).
+	// holds all) where coordinates overflow. NULL in a tree whose obb_worth
+	// is below AABB_TREE_OBB_WORTH (not computed there): aabb_tree_obb.
 	float *obbs;
 	// The fraction of nodes whose oriented box is less than half the volume
 	// of their box cut by their slab (roughly): thin parts lying diagonally,
@@ -95,6 +95,10 @@ void aabb_tree_slab_normal(const float o[2], float n[3]);
 // in double.
 void aabb_tree_ray_span(const vkcol_gpu_node *n, const double o[3], const double inv_d[3], double pad, double *enter,
                         double *exit);
+
+// Node i's oriented box (16 floats, as `obbs` holds them), or a box that
+// holds all where the tree has none.
+void aabb_tree_obb(const aabb_tree *tree, uint32_t i, float out[16]);
 
 // Accepts a zeroed or partially built tree.
 void aabb_tree_free(const core_env *env, aabb_tree *tree);
