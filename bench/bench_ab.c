@@ -180,7 +180,11 @@ int main(int argc, char **argv)
 			       (double)st.vertex_tests / m, (double)st.cube_samples / m, (double)st.collisions / m);
 			for (int s = 0; s < VKCOL_TIMED_STAGE_COUNT; s++)
 				printf(" %.3f", 1e6 * st.stage_seconds[s] / m);
-			printf("\n");
+			uint64_t items = 0;
+			for (uint32_t l = 0; l < st.levels && l < 128; l++)
+				items += st.level_items[l];
+			printf("\n   per pair %.1f traversal items; accepted early: %.3f witness, %.3f inner balls\n", (double)items / m,
+			       (double)st.witness_accepted / m, (double)st.inner_ball_accepted / m);
 		}
 	}
 	size_t differ = 0, deeper = 0;

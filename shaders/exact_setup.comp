@@ -859,13 +859,24 @@ void search_pass(uint p, uint mode)
 	// vertices straddling the other's sampled surface and no sure crossing
 	// near there, they mostly collide: depth first. Not when listing (every
 	// node pair is visited then anyway).
+	// After a search, one exception: a small solid (BALL_SIZE_RATIO) against
+	// a large open mesh, such as a part moved through a scene. The search
+	// there looks one way only (the open mesh's vertices inside the solid:
+	// few where its triangles are large), so many of the pairs it leaves
+	// collide, and level by level those pair the solid's whole tree with
+	// the scene's many leaves near it: depth first.
 	bool solid = ((a.flags | b.flags) & VKCOL_MESH_CLOSED) != 0u;
 	bool large = min(a.vertex_count, b.vertex_count) >= LARGE_SURFACE_VERTICES;
 	// On a discrete GPU a depth-first step costs about what a breadth-first
 	// item does, and each level pass costs alike whatever its items: every
 	// pair with an open mesh goes depth first there (exact_policy, exact.c).
 	bool open = ((a.flags & b.flags) & VKCOL_MESH_CLOSED) == 0u;
-	bool dive = ((solid || large || straddled) && !search || open && (params.flags & VKCOL_EXACT_DIVE_OPEN) != 0u) &&
+	bool small_solid = open && (a.inner_radius > 0.0 ? a.sphere_radius * BALL_SIZE_RATIO <= b.sphere_radius &&
+	                                                       b.vertex_count >= LARGE_SURFACE_VERTICES
+	                                                 : b.sphere_radius * BALL_SIZE_RATIO <= a.sphere_radius &&
+	                                                       a.vertex_count >= LARGE_SURFACE_VERTICES);
+	bool dive = ((solid || large || straddled) && (!search || small_solid) ||
+	             open && (params.flags & VKCOL_EXACT_DIVE_OPEN) != 0u) &&
 	            params.budget > 1u && (params.flags & VKCOL_EXACT_FIND_ALL) == 0u;
 	state[p].y = dive ? VKCOL_PAIR_DIVE : 0u;
 	// The host keeps pair_count within the breadth-first and depth-first

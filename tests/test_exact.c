@@ -1047,6 +1047,64 @@ static uint64_t entries_of(const vkcol_triangle_list *list, uint64_t pair, uint6
 	return n;
 }
 
+// A small solid against a large open mesh (a part moved through a scene):
+// a pair the witness search leaves goes depth first (exact_setup.comp)
+// instead of pairing the solid's whole tree with the scene's leaves level by
+// level. Both orders, random poses, the early accept on: the answers are
+// the reference's, and the traversal visits far fewer items than breadth
+// first alone (the budget knob at 1).
+static void test_small_solid_in_scene(void)
+{
+	vkcol_context *ctx = gpu_context();
+	if (!ctx)
+		return;
+	meshgen_mesh sheet, ring;
+	// 129 x 129 vertices: past exact_setup.comp's LARGE_SURFACE_VERTICES;
+	// the torus's bounding radius is under a quarter of the sheet's, and
+	// its inner ball too thin for the ball test.
+	ENSURE(meshgen_grid(&sheet, 128, 128, 4.0f, 4.0f));
+	ENSURE(meshgen_torus(&ring, 0.3f, 0.12f, 32, 16));
+	const vkcol_mesh mg = gpu_mesh(ctx, &sheet, 32, "sheet"), mr = gpu_mesh(ctx, &ring, 32, "small torus");
+	const uint32_t n = 400;
+	for (int k = 0; k < 2; k++) {
+		vkcol_mesh a = k ? mr : mg, b = k ? mg : mr;
+		vkcol_pair *pairs = random_pairs(ctx, a, b, n, 0.3f, 500 + k);
+		vkcol_pair_result *res = malloc(n * sizeof(*res)), *breadth = malloc(n * sizeof(*breadth));
+		vkcol_batch_stats s, sb;
+		vkcol_batch_desc bd = {.pairs = pairs, .pair_count = n, .mode = VKCOL_MODE_EXACT, .stats = &s};
+		ENSURE(vkcol_batch_run(ctx, &bd, res) == VKCOL_SUCCESS);
+		ctx->batch.knobs.traverse_budget = 1;
+		bd.stats = &sb;
+		ENSURE(vkcol_batch_run(ctx, &bd, breadth) == VKCOL_SUCCESS);
+		ctx->batch.knobs.traverse_budget = 0;
+		uint32_t wrong = 0, differ = 0, by_tree = 0;
+		for (uint32_t i = 0; i < n; i++) {
+			bool want = false;
+			ENSURE(vkcol_reference_collide(ctx, &pairs[i], &want) == VKCOL_SUCCESS);
+			wrong += (bool)res[i].collide != want;
+			differ += res[i].collide != breadth[i].collide;
+			by_tree += res[i].collide && res[i].stage == VKCOL_STAGE_TREE;
+		}
+		printf("     %s: %llu of %u collide (%u found by the traversal), %llu witness accepts, items %llu, %llu "
+		       "breadth first, %u differ from the reference\n",
+		       k ? "torus-sheet" : "sheet-torus", (unsigned long long)s.collisions, n, by_tree,
+		       (unsigned long long)s.witness_accepted, (unsigned long long)items_of(&s),
+		       (unsigned long long)items_of(&sb), wrong);
+		ENSURE_EQ_INT(wrong, 0);
+		ENSURE_EQ_INT(differ, 0);
+		ENSURE(by_tree * 10 >= n);
+		ENSURE_MSG(3 * items_of(&s) < items_of(&sb), "items %llu, breadth first %llu", (unsigned long long)items_of(&s),
+		           (unsigned long long)items_of(&sb));
+		free(pairs);
+		free(res);
+		free(breadth);
+	}
+	meshgen_free(&sheet);
+	meshgen_free(&ring);
+	ENSURE_EQ_INT(vkcol_context_validation_message_count(ctx), 0);
+	vkcol_context_destroy(ctx);
+}
+
 // The list of intersecting triangle pairs against the reference's, pair by
 // pair; counts complete; truncation keeps whole pairs before the cut; the
 // list survives frontier overflows (reruns) without duplicates.
@@ -1195,6 +1253,7 @@ int main(int argc, char **argv)
 	RUN_TEST(test_policies);
 	RUN_TEST(test_oriented_boxes);
 	RUN_TEST(test_ball_test);
+	RUN_TEST(test_small_solid_in_scene);
 	RUN_TEST(test_triangle_list);
 	RUN_TEST(test_no_unexpected_log_messages);
 	return TEST_SUMMARY();
