@@ -753,8 +753,10 @@ void search_pass(uint p, uint mode)
 	bool seed_big_a = false;
 	// A small mesh against a large one: the ball test. Its cull holds with
 	// the early accept off too; its accept only with it on.
-	bool ball_ba = b.sphere_radius * BALL_SIZE_RATIO <= a.sphere_radius && b.inner_radius >= BALL_FILL * b.sphere_radius;
-	bool ball_ab = a.sphere_radius * BALL_SIZE_RATIO <= b.sphere_radius && a.inner_radius >= BALL_FILL * a.sphere_radius;
+	bool b_small = b.sphere_radius * BALL_SIZE_RATIO <= a.sphere_radius;
+	bool a_small = a.sphere_radius * BALL_SIZE_RATIO <= b.sphere_radius;
+	bool ball_ba = b_small && b.inner_radius >= BALL_FILL * b.sphere_radius;
+	bool ball_ab = a_small && a.inner_radius >= BALL_FILL * a.sphere_radius;
 	if ((ball_ba || ball_ab) && (params.flags & VKCOL_EXACT_NO_BALL) == 0u) {
 		bool closed = ((a.flags & b.flags) & VKCOL_MESH_CLOSED) != 0u;
 		bool early = (params.flags & VKCOL_EXACT_EARLY_ACCEPT) != 0u;
@@ -871,10 +873,8 @@ void search_pass(uint p, uint mode)
 	// item does, and each level pass costs alike whatever its items: every
 	// pair with an open mesh goes depth first there (exact_policy, exact.c).
 	bool open = ((a.flags & b.flags) & VKCOL_MESH_CLOSED) == 0u;
-	bool small_solid = open && (a.inner_radius > 0.0 ? a.sphere_radius * BALL_SIZE_RATIO <= b.sphere_radius &&
-	                                                       b.vertex_count >= LARGE_SURFACE_VERTICES
-	                                                 : b.sphere_radius * BALL_SIZE_RATIO <= a.sphere_radius &&
-	                                                       a.vertex_count >= LARGE_SURFACE_VERTICES);
+	bool small_solid = open && (a.inner_radius > 0.0 ? a_small && b.vertex_count >= LARGE_SURFACE_VERTICES
+	                                                 : b_small && a.vertex_count >= LARGE_SURFACE_VERTICES);
 	bool dive = ((solid || large || straddled) && (!search || small_solid) ||
 	             open && (params.flags & VKCOL_EXACT_DIVE_OPEN) != 0u) &&
 	            params.budget > 1u && (params.flags & VKCOL_EXACT_FIND_ALL) == 0u;

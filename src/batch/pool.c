@@ -527,11 +527,11 @@ static vkcol_result pool_build(batch_scope *s, bool clearance)
 		TRY(gpu_upload(s->gpu, &pool->vertices, 0, host_vertices, vertex_first * 16));
 	if (cluster_next)
 		TRY(gpu_upload(s->gpu, &pool->clusters, 0, host_clusters, (VkDeviceSize)cluster_next * 16));
-	if (node_next)
+	if (node_next) {
 		TRY(gpu_upload(s->gpu, &pool->nodes, 0, host_nodes, (VkDeviceSize)node_next * sizeof(pool_node)));
-	if (node_next)
 		TRY(gpu_upload(s->gpu, &pool->nodes, (VkDeviceSize)pool->obb_base * 16, host_obbs,
 		               (VkDeviceSize)node_next * 16 * VKCOL_OBB_TEXELS));
+	}
 	if (triangle_next)
 		TRY(gpu_upload(s->gpu, &pool->triangles, 0, host_triangles, (VkDeviceSize)triangle_next * 16));
 	// Sized now that the pieces are counted (usually a few per mesh).

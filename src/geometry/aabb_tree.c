@@ -85,6 +85,12 @@ void aabb_tree_slab_normal(const float o[2], float n[3])
 	n[2] = z;
 }
 
+// Corner k of the triangle at position i of the tree order.
+static const float *corner(const build_scratch *s, uint32_t i, int k)
+{
+	return s->positions + 3 * (size_t)s->indices[3 * (size_t)s->perm[i] + k];
+}
+
 // The slab of a node (aabb_tree.h) over its range of the tree order: the
 // normal's direction and the distances along the decoded normal in double;
 // the half-width is rounded up so that it covers the rounded offset.
@@ -120,7 +126,7 @@ static void slab_of_range(const build_scratch *s, const vkcol_gpu_node *node, fl
 	double lo = DBL_MAX, hi = -DBL_MAX;
 	for (uint32_t i = node->first; i < node->first + node->count; ++i)
 		for (int k = 0; k < 3; ++k) {
-			const float *p = s->positions + 3 * (size_t)s->indices[3 * (size_t)s->perm[i] + k];
+			const float *p = corner(s, i, k);
 			double d = 0.0;
 			for (int j = 0; j < 3; ++j)
 				d += (double)nf[j] * ((double)p[j] - centre[j]);
@@ -209,7 +215,7 @@ static bool obb_of_range(const build_scratch *s, const vkcol_gpu_node *node, con
 	double n = 3.0 * node->count;
 	for (uint32_t i = node->first; i < node->first + node->count; ++i)
 		for (int k = 0; k < 3; ++k) {
-			const float *p = s->positions + 3 * (size_t)s->indices[3 * (size_t)s->perm[i] + k];
+			const float *p = corner(s, i, k);
 			double d[3] = {p[0] - o[0], p[1] - o[1], p[2] - o[2]};
 			for (int a = 0; a < 3; ++a) {
 				sum[a] += d[a];
@@ -236,7 +242,7 @@ static bool obb_of_range(const build_scratch *s, const vkcol_gpu_node *node, con
 	double lo[3] = {DBL_MAX, DBL_MAX, DBL_MAX}, hi[3] = {-DBL_MAX, -DBL_MAX, -DBL_MAX}, big = 0.0;
 	for (uint32_t i = node->first; i < node->first + node->count; ++i)
 		for (int k = 0; k < 3; ++k) {
-			const float *p = s->positions + 3 * (size_t)s->indices[3 * (size_t)s->perm[i] + k];
+			const float *p = corner(s, i, k);
 			for (int a = 0; a < 3; ++a) {
 				double d = (double)axes[3 * a] * p[0] + (double)axes[3 * a + 1] * p[1] + (double)axes[3 * a + 2] * p[2];
 				lo[a] = d < lo[a] ? d : lo[a];
@@ -285,6 +291,17 @@ static bool obb_of_range(const build_scratch *s, const vkcol_gpu_node *node, con
 	return obb_volume < 0.5 * cut;
 }
 
+// Node i's oriented box into out->obbs, over its range of the tree order
+// (first[i], count[i]); returns obb_of_range's verdict.
+static bool obb_of_node(const build_scratch *s, const uint32_t *first, const uint32_t *count, uint32_t i,
+                        aabb_tree *out)
+{
+	vkcol_gpu_node range = out->nodes[i];
+	range.first = first[i];
+	range.count = count[i];
+	return obb_of_range(s, &range, &out->slabs[4 * (size_t)i], &out->obbs[16 * (size_t)i]);
+}
+
 // The nodes' oriented boxes (aabb_tree.h) and obb_worth, once the tree is
 // built: each node's range of the tree order found bottom up (an inner
 // node's is its children's), obb_worth estimated on every node of a tree of
@@ -306,20 +323,12 @@ static bool tree_obbs(const core_env *env, const build_scratch *s, aabb_tree *ou
 		uint32_t stride = n > 4096 ? n / 1024 : 1, sampled = 0, worth = 0;
 		// (From stride / 2: the root and the top levels, whose boxes cost a
 		// pass over the whole mesh each, are few among the nodes anyway.)
-		for (uint32_t i = stride / 2; i < n; i += stride, sampled++) {
-			vkcol_gpu_node range = out->nodes[i];
-			range.first = first[i];
-			range.count = count[i];
-			worth += obb_of_range(s, &range, &out->slabs[4 * (size_t)i], &out->obbs[16 * (size_t)i]);
-		}
+		for (uint32_t i = stride / 2; i < n; i += stride, sampled++)
+			worth += obb_of_node(s, first, count, i, out);
 		out->obb_worth = (float)worth / (float)sampled;
-		for (uint32_t i = 0; i < n && out->obb_worth >= AABB_TREE_OBB_WORTH; i++) {
-			vkcol_gpu_node range = out->nodes[i];
-			range.first = first[i];
-			range.count = count[i];
+		for (uint32_t i = 0; i < n && out->obb_worth >= AABB_TREE_OBB_WORTH; i++)
 			if (i % stride != stride / 2)
-				obb_of_range(s, &range, &out->slabs[4 * (size_t)i], &out->obbs[16 * (size_t)i]);
-		}
+				obb_of_node(s, first, count, i, out);
 		if (out->obb_worth < AABB_TREE_OBB_WORTH) {
 			core_free(env, out->obbs);
 			out->obbs = NULL;
