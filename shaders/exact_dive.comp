@@ -3,7 +3,8 @@
 // early accept was tried on (VKCOL_PAIR_DIVE, set by exact_setup.comp: open
 // meshes, or the early accept off; most of them collide), which live in the
 // frontier's upper region (from params.dive_base): each invocation goes depth first
-// below its item's node pair for up to params.budget steps, so that a
+// below its item's node pair for up to params.budget steps (a pair's seed,
+// from the roots, params.seed_budget: to the leaves), so that a
 // colliding pair's first hit comes after a path of node pairs instead of
 // after the whole overlap region expanded level by level; a hit stops every
 // item of the pair at its next step. What is left on an invocation's stack
@@ -48,7 +49,10 @@ void main()
 	stack[0] = it.yz;
 	uint sp = 1u, steps = 0u, found = 0u;
 	bool stop = false;
-	while (sp > 0u && steps < params.budget && !stop) {
+	// A pair's first item (its seed, from the roots) may go further than
+	// the rest: to the leaves, before its stack is handed on.
+	uint budget = it.w != 0u ? min(it.w, VKCOL_TRAVERSE_BUDGET_MAX) : params.budget;
+	while (sp > 0u && steps < budget && !stop) {
 		steps++;
 		sp--;
 		uvec2 top = stack[sp];
@@ -71,7 +75,7 @@ void main()
 			}
 		}
 		// Another item of the pair may have found a hit meanwhile.
-		if (!stop && !find_all && sp > 0u && steps < params.budget)
+		if (!stop && !find_all && sp > 0u && steps < budget)
 			stop = state[p].x != 0u;
 	}
 	// The leaf pairs met: a sure crossing stops the pair; the triangle pairs

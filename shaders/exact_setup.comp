@@ -888,9 +888,11 @@ void search_pass(uint p, uint mode)
 	// After a ball test that found few leaves of the large mesh near the
 	// small one, the seeds are those leaves against the small one's root.
 	// (Not when the small mesh is one leaf: leaf-leaf items belong in
-	// the leaf region.)
+	// the leaf region.) A diving pair has one seed, from the roots, that
+	// may take params.seed_budget steps: enough to reach the leaves before
+	// it hands on its stack (from the ball's leaves, its items were more).
 	uint small_root = seed_big_a ? b.node_first : a.node_first;
-	bool from_leaves = seed_leaves <= BALL_SEED_LEAVES && !leaves && node_at(small_root).count == 0u;
+	bool from_leaves = !dive && seed_leaves <= BALL_SEED_LEAVES && !leaves && node_at(small_root).count == 0u;
 	uint seeds = from_leaves ? seed_leaves : 1u;
 	uint i = atomicAdd(counters[region_counter(region)], seeds), base, end;
 	region_slots(region, base, end);
@@ -898,7 +900,7 @@ void search_pass(uint p, uint mode)
 		uint na = from_leaves && seed_big_a ? ball_leaves[k] : a.node_first;
 		uint nb = from_leaves && !seed_big_a ? ball_leaves[k] : b.node_first;
 		if (base + i + k < end)
-			frontier[base + i + k] = uvec4(p, na, nb, 0u);
+			frontier[base + i + k] = uvec4(p, na, nb, dive ? params.seed_budget : 0u);
 		else
 			state[p].y |= VKCOL_PAIR_OVERFLOW;
 	}

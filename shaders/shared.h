@@ -340,9 +340,10 @@ VKCOL_STRUCT(vkcol_approx_params) {
 // are `first ..` of the triangle pool, whose vertex indices are absolute in
 // the vertex pool.
 //
-// A frontier item: (pair within the chunk, node of A, node of B, unused);
+// A frontier item: (pair within the chunk, node of A, node of B, steps):
 // every item in a frontier is a node pair whose boxes overlap (children are
-// tested before they are written).
+// tested before they are written); steps is 0 but in a diving pair's seed,
+// where it is the depth-first steps that item may take (seed_budget).
 // A frontier buffer has three regions: breadth-first items of inner node
 // pairs [0, leaf_base), leaf-leaf items [leaf_base, dive_base) (culled by
 // exact_leaves.comp, so that no SIMD group of exact_traverse.comp runs the
@@ -466,11 +467,12 @@ VKCOL_STRUCT(vkcol_exact_params) {
 	VKCOL_U32 dive_base;     // first frontier slot of depth-first pairs' items (capacity when none)
 	VKCOL_U32 leaf_base;     // first frontier slot of leaf-leaf items (dive_base when none)
 	VKCOL_U32 obb_base;      // texel of node 0's oriented box in the node pool
+	VKCOL_U32 seed_budget;   // depth-first steps of a diving pair's first item (its seed), budget .. VKCOL_TRAVERSE_BUDGET_MAX
 } VKCOL_STRUCT_END(vkcol_exact_params)
 
 // Most depth-first steps one traversal invocation takes before handing what
 // is left to the next level (its stack holds one more node pair than this).
-#define VKCOL_TRAVERSE_BUDGET_MAX 31u
+#define VKCOL_TRAVERSE_BUDGET_MAX 63u
 
 // Per pair, written by exact_setup.comp for the later passes: B's frame in
 // A's in float (rotation columns in xyz, translation in the w of the first
@@ -511,7 +513,7 @@ _Static_assert(sizeof(vkcol_gpu_mesh) == 128, "std430 layout of vkcol_gpu_mesh")
 _Static_assert(sizeof(vkcol_gpu_pair) == 64, "std430 layout of vkcol_gpu_pair");
 _Static_assert(sizeof(vkcol_gpu_result) == 16, "std430 layout of vkcol_gpu_result");
 _Static_assert(sizeof(vkcol_approx_params) == 24, "push constant layout");
-_Static_assert(sizeof(vkcol_exact_params) == 40, "push constant layout");
+_Static_assert(sizeof(vkcol_exact_params) == 44, "push constant layout");
 _Static_assert(sizeof(vkcol_record_params) == 32, "push constant layout");
 _Static_assert(sizeof(vkcol_gpu_summary) == 16, "std430 layout of vkcol_gpu_summary");
 _Static_assert(sizeof(vkcol_gpu_node) == 32, "std430 layout of vkcol_gpu_node");

@@ -302,7 +302,8 @@ static void test_leaf_sizes(void)
 // open boxes with a budget of 1 (breadth first only), the default and the
 // largest budget all agree with the reference, and the default visits
 // fewer frontier items than 1 (early accepts off, which would take most of
-// the colliding pairs); so do closed boxes touching face to face.
+// the colliding pairs); so do closed boxes touching face to face, and two
+// closed tori with seeds that may reach the leaves.
 static void test_depth_first(void)
 {
 	vkcol_context *ctx = gpu_context();
@@ -313,7 +314,7 @@ static void test_depth_first(void)
 	ENSURE(meshgen_box_open(&box, lo, hi, 12));
 	vkcol_mesh m = gpu_mesh(ctx, &box, 32, "open box");
 	const uint32_t budgets[3] = {1, 0, VKCOL_TRAVERSE_BUDGET_MAX};
-	const char *names[3] = {"budget 1", "default budget", "budget 31"};
+	const char *names[3] = {"budget 1", "default budget", "largest budget"};
 	uint64_t items[3] = {0};
 	for (int k = 0; k < 3; k++) {
 		ctx->batch.knobs.traverse_budget = budgets[k];
@@ -323,7 +324,7 @@ static void test_depth_first(void)
 			items[k] += stats.level_items[l];
 	}
 	ctx->batch.knobs.traverse_budget = 0;
-	printf("     frontier items: %llu breadth first, %llu default, %llu at budget 31\n",
+	printf("     frontier items: %llu breadth first, %llu default, %llu at the largest budget\n",
 	       (unsigned long long)items[0], (unsigned long long)items[1], (unsigned long long)items[2]);
 	ENSURE(items[1] < items[0]);
 	meshgen_free(&box);
@@ -366,6 +367,30 @@ static void test_depth_first(void)
 	       (unsigned long long)stacked_items[0], (unsigned long long)stacked_items[1]);
 	ENSURE(2 * stacked_items[1] < stacked_items[0]);
 	meshgen_free(&slab);
+
+	// Two closed tori, most poses colliding, early accepts off (so every
+	// pair dives from the roots): a seed that may reach the leaves (the
+	// default seed budget) finds most crossings before it hands its stack
+	// on, so the pairs spawn fewer frontier items than with seeds held to
+	// 16 steps, as every later item is.
+	meshgen_mesh torus;
+	ENSURE(meshgen_torus(&torus, 1.0f, 0.35f, 48, 20));
+	vkcol_mesh mt = gpu_mesh(ctx, &torus, 32, "torus");
+	const uint32_t seeds[2] = {0, 16};
+	uint64_t seed_items[2] = {0};
+	for (int k = 0; k < 2; k++) {
+		ctx->batch.knobs.seed_budget = seeds[k];
+		vkcol_batch_stats stats;
+		report(k ? "tori, seeds of 16 steps" : "tori, default seeds",
+		       compare_flags(ctx, mt, mt, 800, 0.9f, 11, 0, VKCOL_BATCH_NO_EARLY_ACCEPT, &stats));
+		for (uint32_t l = 0; l < stats.levels; l++)
+			seed_items[k] += stats.level_items[l];
+	}
+	ctx->batch.knobs.seed_budget = 0;
+	printf("     tori, frontier items: %llu default seeds, %llu seeds of 16 steps\n",
+	       (unsigned long long)seed_items[0], (unsigned long long)seed_items[1]);
+	ENSURE(seed_items[0] < seed_items[1]);
+	meshgen_free(&torus);
 	ENSURE_EQ_INT(vkcol_context_validation_message_count(ctx), 0);
 	vkcol_context_destroy(ctx);
 }
@@ -941,18 +966,21 @@ static void test_ball_test(void)
 			if (near_n)
 				check_ball_test(ctx, near, near_n, flags, what, !flags, !flags);
 		}
-		// A frontier too small for every pair's leaf seeds: the pairs that
+		// A frontier too small for every pair's leaf seeds (breadth first
+		// only, so that no pair dives from the roots): the pairs that
 		// overflow are rerun in smaller chunks, with the same answers.
 		if (near_n) {
 			vkcol_pair_result *base = malloc(near_n * sizeof(*base)), *small_res = malloc(near_n * sizeof(*small_res));
 			vkcol_batch_desc od = {.pairs = near, .pair_count = near_n, .mode = VKCOL_MODE_EXACT,
 			                       .flags = VKCOL_BATCH_NO_EARLY_ACCEPT};
+			ctx->batch.knobs.traverse_budget = 1;
 			ENSURE(vkcol_batch_run(ctx, &od, base) == VKCOL_SUCCESS);
 			vkcol_batch_stats os;
 			od.stats = &os;
 			ctx->batch.knobs.frontier_capacity = 64;
 			ENSURE(vkcol_batch_run(ctx, &od, small_res) == VKCOL_SUCCESS);
 			ctx->batch.knobs.frontier_capacity = 0;
+			ctx->batch.knobs.traverse_budget = 0;
 			uint32_t changed = 0;
 			for (uint32_t i = 0; i < near_n; i++)
 				changed += small_res[i].collide != base[i].collide;

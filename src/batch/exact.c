@@ -48,11 +48,31 @@ static uint32_t frontier_capacity(const batch_scope *s)
 // than level-by-level expansion, while the invocations of a subgroup stay
 // within a bounded number of steps of each other.
 #define EXACT_BUDGET 16u
+// ... except a diving pair's first item, from the two roots: a path to a
+// pair of leaves takes about the two trees' depths added up (20-40 steps
+// for meshes of 10^3-10^5 triangles), and an item that stops short of the
+// leaves hands its whole stack on, so that the next levels expand the
+// pair's tree pairs side by side, as breadth first does.
+#define EXACT_SEED_BUDGET VKCOL_TRAVERSE_BUDGET_MAX
+
+static uint32_t clamp_budget(uint32_t budget)
+{
+	return budget < VKCOL_TRAVERSE_BUDGET_MAX ? budget : VKCOL_TRAVERSE_BUDGET_MAX;
+}
 
 static uint32_t traverse_budget(const batch_scope *s)
 {
-	uint32_t budget = s->state->knobs.traverse_budget ? s->state->knobs.traverse_budget : EXACT_BUDGET;
-	return budget < VKCOL_TRAVERSE_BUDGET_MAX ? budget : VKCOL_TRAVERSE_BUDGET_MAX;
+	return clamp_budget(s->state->knobs.traverse_budget ? s->state->knobs.traverse_budget : EXACT_BUDGET);
+}
+
+// A knob that sets the budget sets the seeds' too, unless it sets theirs.
+static uint32_t seed_budget(const batch_scope *s, uint32_t budget)
+{
+	const batch_knobs *k = &s->state->knobs;
+	if (budget <= 1)
+		return budget;
+	uint32_t seed = k->seed_budget ? k->seed_budget : k->traverse_budget ? budget : EXACT_SEED_BUDGET;
+	return clamp_budget(seed > budget ? seed : budget);
 }
 
 // Pairs per exact-mode chunk unless the caller says otherwise: small enough
@@ -186,6 +206,7 @@ vkcol_result exact_buffers_create(batch_scope *s, uint32_t chunk, uint32_t list_
 	// Listing visits every overlapping node pair: depth first saves nothing.
 	// (A frontier of one item has no room for two regions.)
 	b->budget = (flags & VKCOL_EXACT_FIND_ALL) || b->capacity < 2 ? 1 : traverse_budget(s);
+	b->seed_budget = seed_budget(s, b->budget);
 	b->dive_base = b->budget > 1 ? b->capacity / 2 : b->capacity;
 	// Leaf-leaf items get half of the rest (none in a frontier too small to
 	// split: their pairs then overflow, and the CPU reference answers them).
@@ -290,7 +311,7 @@ void exact_record_chunk(batch_scope *s, VkCommandBuffer cmd, const exact_buffers
 	gpu_barrier_all(s->gpu, cmd);
 	vkcol_exact_params params = {n,         MESH_MAX_COUNT, b->capacity, 0,
 	                             b->flags,  b->list_capacity, b->budget, b->dive_base,
-	                             b->leaf_base, b->obb_base};
+	                             b->leaf_base, b->obb_base, b->seed_budget};
 	uint32_t groups = (n + VKCOL_WORKGROUP_SIZE - 1) / VKCOL_WORKGROUP_SIZE;
 	// The setup lists the pairs it leaves undecided in the frontier that
 	// level 0 writes (it is bound as level 0); the search pass reads
