@@ -9,9 +9,12 @@ every pose with the double-precision CPU reference as well; the sweep
 collects its counts (poses, false positives, false negatives) per pair,
 pose set and mode, writes them as JSON (--out) and prints a table.
 
-Exact mode must agree with the reference on every pose (its disagreements
-outside the touching band are failures, exit status 1); approx mode's
-counts are its accuracy, for the record.
+Exact mode must agree with the reference on every pose outside the
+touching distance (`collide --verify` places each of its false positives;
+a false negative, or a false positive farther apart, is a failure: exit
+status 1); approx mode's counts are its accuracy, for the record. A pair
+whose near-contact set came out empty (near_contact can step over a mesh
+far smaller than the other) has that set skipped, and says so.
 
     python3 bench/sweep_models.py --build build-rel --out sweep.json
 """
@@ -23,7 +26,8 @@ import subprocess
 import sys
 import tempfile
 
-VERIFY = re.compile(r'verify: (\d+) poses, (\d+) agree \([^)]*\), (\d+) false positives, (\d+) false negatives')
+VERIFY = re.compile(r'verify: ([\d,]+) poses, ([\d,]+) agree \([^)]*\), ([\d,]+) false positives, ([\d,]+) false negatives')
+IN_BAND = re.compile(r'; ([\d,]+) of the false positives within the touching distance')
 
 
 def read_pairs(path):
@@ -50,10 +54,14 @@ def verify(cli, a, b, poses, mode):
     m = VERIFY.search(r.stderr)
     if r.returncode != 0 or not m:
         return None, r.stderr.strip().splitlines()[-1:] or [f'exit status {r.returncode}']
-    poses_n, agree, fp, fn = (int(x) for x in m.groups())
+    poses_n, agree, fp, fn = (int(x.replace(',', '')) for x in m.groups())
     if poses_n == 0:
         return None, ['no poses answered']
-    return {'poses': poses_n, 'agree': agree, 'false_positives': fp, 'false_negatives': fn}, None
+    band = IN_BAND.search(r.stderr)
+    counts = {'poses': poses_n, 'agree': agree, 'false_positives': fp, 'false_negatives': fn}
+    if mode == 'exact':
+        counts['in_band'] = int(band.group(1).replace(',', '')) if band else 0
+    return counts, None
 
 
 def main():
@@ -94,6 +102,14 @@ def main():
             r = run([near, a, b, '--poses', sets['random'], '--out', sets['near']])
             if r.returncode != 0:
                 sys.exit(f'{name}: near_contact failed: {r.stderr.strip()}')
+            with open(sets['near']) as f:
+                if not any(line.strip() and not line.startswith('#') for line in f):
+                    # near_contact found no pose at the edge of contact (it
+                    # can step over a mesh far smaller than the other).
+                    print(f'{name:22s} near   no pose at the edge of contact: skipped', flush=True)
+                    results.append({'pair': name, 'mesh_a': rel_a, 'mesh_b': rel_b, 'poses_kind': 'near',
+                                    'skipped': 'near_contact found no pose'})
+                    del sets['near']
             for kind, poses in sets.items():
                 for mode in ('exact', 'approx'):
                     counts, error = verify(cli, a, b, poses, mode)
@@ -103,10 +119,15 @@ def main():
                         failed = True
                     else:
                         row.update(counts)
-                        failed = failed or (mode == 'exact' and counts['agree'] != counts['poses'])
+                        # Exact mode's false positives within the touching
+                        # distance are allowed (docs/semantics.md).
+                        failed = failed or (mode == 'exact' and (counts['false_negatives'] > 0 or
+                                                                 counts['false_positives'] > counts['in_band']))
                     results.append(row)
                     shown = row.get('error') or '{poses} poses, {false_positives} false positives, ' \
                                                  '{false_negatives} false negatives'.format(**row)
+                    if 'in_band' in row and row['false_positives']:
+                        shown += ', {in_band} of them within the touching distance'.format(**row)
                     print(f'{name:22s} {kind:6s} {mode:6s} {shown}', flush=True)
     if args.out:
         with open(args.out, 'w') as f:

@@ -893,6 +893,30 @@ def test_collide_verify():
         check(len(lines) == 2 and "1 poses, 1 agree" in lines[0] and "bad.txt:2:9:" in lines[1], r.describe())
 
 
+def test_collide_verify_band():
+    # Two unit cubes face to face, 0.14 to 0.55 of the touching distance
+    # apart (docs/semantics.md: 2e-6 x the smaller radius, 1.73e-6 here):
+    # exact mode may say either, and --verify places every false positive
+    # it gives: all of them within that distance, and no false negative.
+    cube = "".join("v %d %d %d\n" % (x, y, z) for z in (0, 1) for y in (0, 1) for x in (0, 1))
+    cube += "f 1 4 2\nf 1 3 4\nf 5 6 8\nf 5 8 7\nf 1 2 6\nf 1 6 5\nf 2 4 8\nf 2 8 6\nf 4 3 7\nf 4 7 8\n"
+    cube += "f 3 1 5\nf 3 5 7\n"
+    with tempfile.TemporaryDirectory() as d:
+        a = write(d, "cube.obj", cube)
+        poses = write(d, "p.txt", "1 0 0 0 1.0000002 0.3 0.2\n1 0 0 0 1.0000005 0.5 0.5\n"
+                      "1 0 0 0 1.0000009 -0.2 0.1\n1 0 0 0 0 1.0000004 0.25\n1 0 0 0 0.5 0 0\n")
+        r = collide(poses, "--verify", a=a, b=a)
+        expect_exit(r, 0)
+        summary = [l for l in r.stderr.splitlines() if re.match(r"vkcollide: verify: \d+ poses", l)]
+        check(len(summary) == 1, r.describe())
+        m = re.search(r"5 poses, (\d+) agree .*, (\d+) false positives, 0 false negatives", summary[0])
+        check(m and int(m.group(1)) + int(m.group(2)) == 5, r.describe())
+        fp = int(m.group(2))
+        band = re.search(r"; (\d+) of the false positives within the touching distance$", summary[0])
+        check((band is None) == (fp == 0), r.describe())
+        check(fp == 0 or int(band.group(1)) == fp, r.describe())
+
+
 def test_collide_degenerate_triangles():
     # A "segment" triangle (first and third corner equal) and a "point"
     # triangle 2.98 apart: exact mode agrees with the reference (no
