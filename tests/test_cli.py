@@ -486,6 +486,21 @@ def test_no_triangles():
         r = run("mesh-info", path)
         expect_exit(r, 2)
         expect_error_line(r, "garbage.stl")
+        # UTF-16 text (with its byte order mark), which Assimp's OBJ reader
+        # reads as empty: the error says what the file is.
+        path = os.path.join(d, "utf16.obj")
+        with open(path, "wb") as f:
+            f.write("v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n".encode("utf-16"))
+        r = run("mesh-info", path)
+        expect_exit(r, 2)
+        expect_error_line(r, "utf16.obj", r"UTF-16 text")
+        # An extension no reader of Assimp claims (VRML): Assimp tries its
+        # readers by content (a gzipped .wrl gets the Blender reader's
+        # complaint); the error says first that there is no reader for it.
+        path = write(d, "scene.wrl", "#VRML V2.0 utf8\nShape { geometry IndexedFaceSet { } }\n")
+        r = run("mesh-info", path)
+        expect_exit(r, 2)
+        expect_error_line(r, "scene.wrl", r"no reader for \.wrl files")
 
 
 def test_absurd_counts():

@@ -468,6 +468,19 @@ static void assimp_log_callback(const char *message, char *user)
 		snprintf(log->first_index_error, sizeof(log->first_index_error), "%s", text);
 }
 
+// Does the file start with a UTF-16 byte order mark? Assimp's text readers
+// take it for 8-bit text and find nothing in it.
+static bool utf16_text(const char *path)
+{
+	unsigned char bom[2] = {0};
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return false;
+	size_t n = fread(bom, 1, 2, f);
+	fclose(f);
+	return n == 2 && ((bom[0] == 0xFF && bom[1] == 0xFE) || (bom[0] == 0xFE && bom[1] == 0xFF));
+}
+
 // Imports in this process. Returns 0 and fills out, or nonzero with error set.
 static int import_here(const char *path, uint64_t budget, import_mesh *out, char *error)
 {
@@ -488,6 +501,23 @@ static int import_here(const char *path, uint64_t budget, import_mesh *out, char
 	aiReleasePropertyStore(props);
 	if (!scene) {
 		tidy_assimp_message(aiGetErrorString(), path, budget, error, ERROR_CAPACITY);
+		// A file whose extension no reader claims was tried by its content,
+		// and the message is the last reader's (a .wrl: "BLENDER magic
+		// bytes are missing"): say so first.
+		const char *dot = strrchr(path, '.'), *slash = strrchr(path, '/');
+		if (dot && (!slash || dot > slash) && !aiIsExtensionSupported(dot)) {
+			char reason[ERROR_CAPACITY];
+			snprintf(reason, sizeof(reason), "%s", error);
+			if (strstr(reason, "unknown or unsupported file format"))
+				set_error(error, ERROR_CAPACITY, "Assimp has no reader for %s files", dot);
+			else
+				set_error(error, ERROR_CAPACITY, "Assimp has no reader for %s files (read by content: %s)", dot,
+				          reason);
+		} else if (utf16_text(path)) {
+			char reason[ERROR_CAPACITY];
+			snprintf(reason, sizeof(reason), "%s", error);
+			set_error(error, ERROR_CAPACITY, "%s (the file is UTF-16 text: save it as UTF-8)", reason);
+		}
 		return 1;
 	}
 
@@ -507,8 +537,12 @@ static int import_here(const char *path, uint64_t budget, import_mesh *out, char
 		bool other = false;
 		for (uint32_t i = 0; i < scene->mNumMeshes; i++)
 			other |= scene->mMeshes[i] && scene->mMeshes[i]->mNumFaces > 0;
-		set_error(error, ERROR_CAPACITY, other ? "it holds no triangles (only points or lines)"
-		                                       : "it holds no triangles");
+		if (utf16_text(path))
+			set_error(error, ERROR_CAPACITY, "it holds no triangles as Assimp reads it: it is UTF-16 text, which "
+			                                 "Assimp's text formats do not read (save it as UTF-8)");
+		else
+			set_error(error, ERROR_CAPACITY, other ? "it holds no triangles (only points or lines)"
+			                                       : "it holds no triangles");
 		goto cleanup;
 	}
 	b.indices = malloc((size_t)b.triangle_total * 3 * sizeof(uint32_t));
