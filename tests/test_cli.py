@@ -473,34 +473,26 @@ def test_index_out_of_range():
 
 
 def test_no_triangles():
+    def refused(path, *patterns):
+        r = run("mesh-info", path)
+        expect_exit(r, 2)
+        expect_error_line(r, os.path.basename(path), *patterns)
+
     with tempfile.TemporaryDirectory() as d:
-        path = write(d, "lines.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\nl 1 2\np 3\n")
-        r = run("mesh-info", path)
-        expect_exit(r, 2)
-        expect_error_line(r, "lines.obj", r"no triangles")
-        path = write(d, "comments.obj", "# nothing here\n\n")
-        r = run("mesh-info", path)
-        expect_exit(r, 2)
-        expect_error_line(r, "comments.obj")
-        path = write(d, "garbage.stl", "\x00\x01\x02 not a mesh at all\n" * 4)
-        r = run("mesh-info", path)
-        expect_exit(r, 2)
-        expect_error_line(r, "garbage.stl")
+        refused(write(d, "lines.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\nl 1 2\np 3\n"), r"no triangles")
+        refused(write(d, "comments.obj", "# nothing here\n\n"))
+        refused(write(d, "garbage.stl", "\x00\x01\x02 not a mesh at all\n" * 4))
         # UTF-16 text (with its byte order mark), which Assimp's OBJ reader
         # reads as empty: the error says what the file is.
         path = os.path.join(d, "utf16.obj")
         with open(path, "wb") as f:
             f.write("v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n".encode("utf-16"))
-        r = run("mesh-info", path)
-        expect_exit(r, 2)
-        expect_error_line(r, "utf16.obj", r"UTF-16 text")
+        refused(path, r"UTF-16 text")
         # An extension no reader of Assimp claims (VRML): Assimp tries its
         # readers by content (a gzipped .wrl gets the Blender reader's
         # complaint); the error says first that there is no reader for it.
-        path = write(d, "scene.wrl", "#VRML V2.0 utf8\nShape { geometry IndexedFaceSet { } }\n")
-        r = run("mesh-info", path)
-        expect_exit(r, 2)
-        expect_error_line(r, "scene.wrl", r"no reader for \.wrl files")
+        refused(write(d, "scene.wrl", "#VRML V2.0 utf8\nShape { geometry IndexedFaceSet { } }\n"),
+                r"no reader for \.wrl files")
 
 
 def test_absurd_counts():
