@@ -521,10 +521,10 @@ static vkcol_result verify_block(collide_job *job, uint32_t n, uint32_t *verifie
 			if (r != VKCOL_SUCCESS)
 				return r;
 			job->in_band += exact_fp && apart <= touch;
-			char band[64] = "";
-			if (job->mode != VKCOL_MODE_APPROX)
-				snprintf(band, sizeof(band), " (exact mode's touching distance %.9g)", touch);
 			if (shown) {
+				char band[64] = "";
+				if (job->mode != VKCOL_MODE_APPROX)
+					snprintf(band, sizeof(band), " (exact mode's touching distance %.9g)", touch);
 				progress_clear(&job->progress);
 				error_line("verify: pose %llu (line %llu): %s mode says %s, the reference %s; surfaces %.9g apart%s",
 				           (unsigned long long)(job->answered + i), (unsigned long long)job->lines[i], job->mode_name,
