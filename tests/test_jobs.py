@@ -201,6 +201,30 @@ def test_scene_job_verified():
         check(not os.path.exists(os.path.join(d, "results.csv.partial")), "the .partial file was left")
 
 
+def test_verify_band():
+    # Two unit cubes face to face, 0.14 to 0.55 of the touching distance
+    # apart (docs/semantics.md): exact mode may say either, and --verify
+    # places every false positive it gives: all within that distance, and
+    # no false negative.
+    cube = "".join("v %d %d %d\n" % (x, y, z) for z in (0, 1) for y in (0, 1) for x in (0, 1))
+    cube += "f 1 4 2\nf 1 3 4\nf 5 6 8\nf 5 8 7\nf 1 2 6\nf 1 6 5\nf 2 4 8\nf 2 8 6\nf 4 3 7\nf 4 7 8\n"
+    cube += "f 3 1 5\nf 3 5 7\n"
+    with tempfile.TemporaryDirectory() as d:
+        path = write(os.path.join(d, "cube.obj"), cube)
+        pairs = ("cube cube 1 0 0 0 1.0000002 0.3 0.2\ncube cube 1 0 0 0 1.0000005 0.5 0.5\n"
+                 "cube cube 1 0 0 0 1.0000009 -0.2 0.1\ncube cube 1 0 0 0 0 1.0000004 0.25\n"
+                 "cube cube 1 0 0 0 0.5 0 0\n")
+        job = make_job(d, pairs, meshes=[{"path": path, "name": "cube"}], output="results.csv")
+        r = run("run", job, "--verify")
+        expect(r, 0)
+        m = re.search(r"verify: 5 pairs, (\d+) agree .*, (\d+) false positives, 0 false negatives", r.stderr)
+        check(m and int(m.group(1)) + int(m.group(2)) == 5, "verify: %s" % r.stderr)
+        fp = int(m.group(2))
+        band = re.search(r"collide\); (\d+) of the false positives within the touching distance", r.stderr)
+        check((band is None) == (fp == 0), "verify: %s" % r.stderr)
+        check(fp == 0 or int(band.group(1)) == fp, "verify: %s" % r.stderr)
+
+
 def test_same_bytes():
     # Same inputs, same bytes, in both modes: again, on one thread or
     # several, in blocks of any size (the test command's MALLOC_PERTURB_
