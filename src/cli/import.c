@@ -506,13 +506,14 @@ static int import_here(const char *path, uint64_t budget, import_mesh *out, char
 		// bytes are missing"): say so first.
 		const char *dot = strrchr(path, '.'), *slash = strrchr(path, '/');
 		if (dot && (!slash || dot > slash) && !aiIsExtensionSupported(dot)) {
+			const char *prefix = "Assimp cannot read it: ";
 			char reason[ERROR_CAPACITY];
-			snprintf(reason, sizeof(reason), "%s", error);
+			snprintf(reason, sizeof(reason), "%s",
+			         strncmp(error, prefix, strlen(prefix)) == 0 ? error + strlen(prefix) : error);
 			if (strstr(reason, "unknown or unsupported file format"))
-				set_error(error, ERROR_CAPACITY, "Assimp has no reader for %s files", dot);
+				set_error(error, ERROR_CAPACITY, "%sno reader for %s files", prefix, dot);
 			else
-				set_error(error, ERROR_CAPACITY, "Assimp has no reader for %s files (read by content: %s)", dot,
-				          reason);
+				set_error(error, ERROR_CAPACITY, "%sno reader for %s files (read by content: %s)", prefix, dot, reason);
 		} else if (utf16_text(path)) {
 			char reason[ERROR_CAPACITY];
 			snprintf(reason, sizeof(reason), "%s", error);
