@@ -194,6 +194,24 @@ double now_seconds(void)
 	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+vkcol_result verify_place(vkcol_context *ctx, const vkcol_pair *pair, double *apart, double *touch)
+{
+	*apart = *touch = 0.0;
+	vkcol_result r = vkcol_reference_distance(ctx, pair, apart);
+	return r == VKCOL_SUCCESS ? vkcol_pair_touch_distance(ctx, pair, touch) : r;
+}
+
+void verify_band_note(vkcol_mode mode, uint64_t false_positives, uint64_t in_band, char *out, size_t size)
+{
+	if (size)
+		out[0] = '\0';
+	if (mode == VKCOL_MODE_APPROX || false_positives == 0)
+		return;
+	char count[32];
+	format_count(in_band, count, sizeof(count));
+	snprintf(out, size, "; %s of the false positives within the touching distance", count);
+}
+
 void format_count(uint64_t n, char *out, size_t size)
 {
 	char digits[32];

@@ -105,6 +105,19 @@ bool parse_u32(const char *text, uint32_t min, uint32_t max, uint32_t *out);
 bool parse_u64(const char *text, uint64_t min, uint64_t max, uint64_t *out);
 
 // ---------------------------------------------------------------------------
+// --verify (collide and run)
+
+// Where a disagreement with the reference lies: *apart, the reference's
+// distance between the pair's surfaces; *touch, the pair's touching
+// distance, within which exact mode may answer "collide"
+// (docs/semantics.md).
+vkcol_result verify_place(vkcol_context *ctx, const vkcol_pair *pair, double *apart, double *touch);
+
+// The end of --verify's summary: "; K of the false positives within the
+// touching distance" in exact mode when it has false positives, else "".
+void verify_band_note(vkcol_mode mode, uint64_t false_positives, uint64_t in_band, char *out, size_t size);
+
+// ---------------------------------------------------------------------------
 // Formatting
 
 // Monotonic seconds.

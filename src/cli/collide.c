@@ -514,10 +514,8 @@ static vkcol_result verify_block(collide_job *job, uint32_t n, uint32_t *verifie
 		bool exact_fp = got && !exact && job->mode != VKCOL_MODE_APPROX;
 		bool shown = got != exact && job->false_positive + job->false_negative <= VERIFY_SHOWN;
 		if (shown || exact_fp) {
-			double apart = 0.0, touch = 0.0;
-			r = vkcol_reference_distance(job->ctx, &job->pairs[i], &apart);
-			if (r == VKCOL_SUCCESS)
-				r = vkcol_pair_touch_distance(job->ctx, &job->pairs[i], &touch);
+			double apart, touch;
+			r = verify_place(job->ctx, &job->pairs[i], &apart, &touch);
 			if (r != VKCOL_SUCCESS)
 				return r;
 			job->in_band += exact_fp && apart <= touch;
@@ -547,12 +545,8 @@ static void print_verify_summary(const collide_job *job)
 	format_count(job->false_negative, fn, sizeof(fn));
 	format_count(job->reference_collide, ref, sizeof(ref));
 	double n = job->verified ? (double)job->verified : 1.0;
-	char band[96] = "";
-	if (job->mode != VKCOL_MODE_APPROX && job->false_positive) {
-		char in_band[32];
-		format_count(job->in_band, in_band, sizeof(in_band));
-		snprintf(band, sizeof(band), "; %s of the false positives within the touching distance", in_band);
-	}
+	char band[96];
+	verify_band_note(job->mode, job->false_positive, job->in_band, band, sizeof(band));
 	error_line("verify: %s poses, %s agree (%.2f%%), %s false positives, %s false negatives (%s mode vs the exact "
 	           "CPU reference, which says %s collide: %.1f%%)%s",
 	           poses, agree, 100.0 * (double)job->agree / n, fp, fn, mode_name, ref,

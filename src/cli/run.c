@@ -1125,10 +1125,8 @@ static void device_loop(job_run *jr)
 			jr->false_positive += got && !exact;
 			jr->false_negative += !got && exact;
 			if (got && !exact && jr->mode != VKCOL_MODE_APPROX) {
-				double apart = 0.0, touch = 0.0;
-				vr = vkcol_reference_distance(jr->ctx, &s->pairs[i], &apart);
-				if (vr == VKCOL_SUCCESS)
-					vr = vkcol_pair_touch_distance(jr->ctx, &s->pairs[i], &touch);
+				double apart, touch;
+				vr = verify_place(jr->ctx, &s->pairs[i], &apart, &touch);
 				if (vr != VKCOL_SUCCESS) {
 					r = vr;
 					s->answered = i + 1;
@@ -1953,12 +1951,8 @@ static int cmd_run(const command *cmd, int argc, char **argv)
 		format_count(jr.false_negative, fne, sizeof(fne));
 		format_count(jr.reference_collide, rc, sizeof(rc));
 		double nv = jr.verified ? (double)jr.verified : 1.0;
-		char band[96] = "";
-		if (jr.mode != VKCOL_MODE_APPROX && jr.false_positive) {
-			char ib[32];
-			format_count(jr.in_band, ib, sizeof(ib));
-			snprintf(band, sizeof(band), "; %s of the false positives within the touching distance", ib);
-		}
+		char band[96];
+		verify_band_note(jr.mode, jr.false_positive, jr.in_band, band, sizeof(band));
 		error_line("verify: %s pairs, %s agree (%.2f%%), %s false positives, %s false negatives (%s mode vs the exact "
 		           "CPU reference, which says %s collide)%s",
 		           v, ag, 100.0 * (double)jr.agree / nv, fpo, fne, mode, rc, band);
