@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 // Exact mode, one level of the traversal for the items of pairs that no
 // early accept was tried on (VKCOL_PAIR_DIVE, set by exact_setup.comp: open
-// meshes, or the early accept off; most of them collide), which live in the
-// frontier's upper region (from params.dive_base): each invocation goes depth first
+// meshes, or the early accept off; most of them collide), and for the
+// scouts of pairs that go breadth first (VKCOL_ITEM_SCOUT), which live in
+// the frontier's upper region (from params.dive_base): each invocation goes depth first
 // below its item's node pair for up to params.budget steps (a pair's seed,
 // from the roots, params.seed_budget: to the leaves), so that a
 // colliding pair's first hit comes after a path of node pairs instead of
@@ -50,8 +51,11 @@ void main()
 	uint sp = 1u, steps = 0u, found = 0u;
 	bool stop = false;
 	// A pair's first item (its seed, from the roots) may go further than
-	// the rest: to the leaves, before its stack is handed on.
-	uint budget = it.w != 0u ? min(it.w, VKCOL_TRAVERSE_BUDGET_MAX) : params.budget;
+	// the rest: to the leaves, before its stack is handed on. A scout's
+	// stack goes on breadth first.
+	bool scout = (it.w & VKCOL_ITEM_SCOUT) != 0u;
+	uint seed_steps = it.w & ~VKCOL_ITEM_SCOUT;
+	uint budget = seed_steps != 0u ? min(seed_steps, VKCOL_TRAVERSE_BUDGET_MAX) : params.budget;
 	while (sp > 0u && steps < budget && !stop) {
 		steps++;
 		sp--;
@@ -87,7 +91,10 @@ void main()
 	if (stop || sp == 0u)
 		return;
 	uint end;
-	uint slot = frontier_reserve(p, REGION_DIVE, sp, end);
+	// (A leaf-leaf pair among a scout's goes to the leaf region one level
+	// later: exact_traverse.comp tests it as an item whose nodes it cannot
+	// split.)
+	uint slot = frontier_reserve(p, scout ? REGION_BREADTH : REGION_DIVE, sp, end);
 	for (uint k = 0u; k < sp && slot + k < end; k++)
 		frontier_put(slot + k, uvec4(p, stack[k], 0u));
 }

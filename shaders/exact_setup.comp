@@ -884,7 +884,6 @@ void search_pass(uint p, uint mode)
 	// Two leaf roots (meshes of a few triangles) go to the leaf region,
 	// unless the pair dives (exact_dive.comp tests leaves itself).
 	bool leaves = !dive && node_at(a.node_first).count > 0u && node_at(b.node_first).count > 0u;
-	uint region = dive ? REGION_DIVE : leaves ? REGION_LEAF : REGION_BREADTH;
 	// After a ball test that found few leaves of the large mesh near the
 	// small one, the seeds are those leaves against the small one's root.
 	// (Not when the small mesh is one leaf: leaf-leaf items belong in
@@ -893,6 +892,18 @@ void search_pass(uint p, uint mode)
 	// it hands on its stack (from the ball's leaves, its items were more).
 	uint small_root = seed_big_a ? b.node_first : a.node_first;
 	bool from_leaves = !dive && seed_leaves <= BALL_SEED_LEAVES && !leaves && node_at(small_root).count == 0u;
+	// Any other pair with an open mesh sends its seeds ahead as scouts:
+	// params.scout_budget steps depth first from the roots (or from the
+	// ball's leaves), then their stacks go on level by level. Between open surfaces the pair has often
+	// collided where the accepts found no witness (they find none between
+	// two open meshes but the probe's, and none at all when off), and the
+	// scout's path reaches a crossing before the levels would expand the
+	// whole overlap region; a pair apart pays its few steps, and its stack
+	// is expanded breadth first, where lavapipe proves it apart cheaply.
+	bool scout = !dive && !leaves && open && params.scout_budget > 1u && params.budget > 1u &&
+	             (params.flags & VKCOL_EXACT_FIND_ALL) == 0u;
+	uint region = dive || scout ? REGION_DIVE : leaves ? REGION_LEAF : REGION_BREADTH;
+	uint steps = dive ? params.seed_budget : scout ? params.scout_budget | VKCOL_ITEM_SCOUT : 0u;
 	uint seeds = from_leaves ? seed_leaves : 1u;
 	uint i = atomicAdd(counters[region_counter(region)], seeds), base, end;
 	region_slots(region, base, end);
@@ -900,7 +911,7 @@ void search_pass(uint p, uint mode)
 		uint na = from_leaves && seed_big_a ? ball_leaves[k] : a.node_first;
 		uint nb = from_leaves && !seed_big_a ? ball_leaves[k] : b.node_first;
 		if (base + i + k < end)
-			frontier[base + i + k] = uvec4(p, na, nb, dive ? params.seed_budget : 0u);
+			frontier[base + i + k] = uvec4(p, na, nb, steps);
 		else
 			state[p].y |= VKCOL_PAIR_OVERFLOW;
 	}

@@ -342,8 +342,9 @@ VKCOL_STRUCT(vkcol_approx_params) {
 //
 // A frontier item: (pair within the chunk, node of A, node of B, steps):
 // every item in a frontier is a node pair whose boxes overlap (children are
-// tested before they are written); steps is 0 but in a diving pair's seed,
-// where it is the depth-first steps that item may take (seed_budget).
+// tested before they are written); steps is 0 but in a pair's seed in the
+// depth-first region: the depth-first steps that item may take, a diving
+// pair's (seed_budget) or a scout's (scout_budget | VKCOL_ITEM_SCOUT).
 // A frontier buffer has three regions: breadth-first items of inner node
 // pairs [0, leaf_base), leaf-leaf items [leaf_base, dive_base) (culled by
 // exact_leaves.comp, so that no SIMD group of exact_traverse.comp runs the
@@ -468,7 +469,13 @@ VKCOL_STRUCT(vkcol_exact_params) {
 	VKCOL_U32 leaf_base;     // first frontier slot of leaf-leaf items (dive_base when none)
 	VKCOL_U32 obb_base;      // texel of node 0's oriented box in the node pool
 	VKCOL_U32 seed_budget;   // depth-first steps of a diving pair's first item (its seed), budget .. VKCOL_TRAVERSE_BUDGET_MAX
+	VKCOL_U32 scout_budget;  // depth-first steps of a scout (VKCOL_ITEM_SCOUT); <= 1: no scouts
 } VKCOL_STRUCT_END(vkcol_exact_params)
+
+// A scout: the seed of a pair that goes breadth first, sent depth first
+// from the roots for scout_budget steps (exact_setup.comp); what is left on
+// its stack then goes to the breadth-first region (exact_dive.comp).
+#define VKCOL_ITEM_SCOUT 0x80000000u
 
 // Most depth-first steps one traversal invocation takes before handing what
 // is left to the next level (its stack holds one more node pair than this).
@@ -513,7 +520,7 @@ _Static_assert(sizeof(vkcol_gpu_mesh) == 128, "std430 layout of vkcol_gpu_mesh")
 _Static_assert(sizeof(vkcol_gpu_pair) == 64, "std430 layout of vkcol_gpu_pair");
 _Static_assert(sizeof(vkcol_gpu_result) == 16, "std430 layout of vkcol_gpu_result");
 _Static_assert(sizeof(vkcol_approx_params) == 24, "push constant layout");
-_Static_assert(sizeof(vkcol_exact_params) == 44, "push constant layout");
+_Static_assert(sizeof(vkcol_exact_params) == 48, "push constant layout");
 _Static_assert(sizeof(vkcol_record_params) == 32, "push constant layout");
 _Static_assert(sizeof(vkcol_gpu_summary) == 16, "std430 layout of vkcol_gpu_summary");
 _Static_assert(sizeof(vkcol_gpu_node) == 32, "std430 layout of vkcol_gpu_node");

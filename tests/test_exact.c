@@ -302,8 +302,9 @@ static void test_leaf_sizes(void)
 // open boxes with a budget of 1 (breadth first only), the default and the
 // largest budget all agree with the reference, and the default visits
 // fewer frontier items than 1 (early accepts off, which would take most of
-// the colliding pairs); so do closed boxes touching face to face, and two
-// closed tori with seeds that may reach the leaves.
+// the colliding pairs) and than without scouts; so do closed boxes
+// touching face to face, and two closed tori with seeds that may reach the
+// leaves.
 static void test_depth_first(void)
 {
 	vkcol_context *ctx = gpu_context();
@@ -327,6 +328,21 @@ static void test_depth_first(void)
 	printf("     frontier items: %llu breadth first, %llu default, %llu at the largest budget\n",
 	       (unsigned long long)items[0], (unsigned long long)items[1], (unsigned long long)items[2]);
 	ENSURE(items[1] < items[0]);
+
+	// The same pairs without scouts (a budget of 1 step): each pair then
+	// starts level by level from the roots, and its colliding poses expand
+	// the overlap region before their first hit instead of reaching it on
+	// the scout's path.
+	ctx->batch.knobs.scout_budget = 1;
+	vkcol_batch_stats no_scouts;
+	report("no scouts", compare_flags(ctx, m, m, 1500, 1.03f, 7, 0, VKCOL_BATCH_NO_EARLY_ACCEPT, &no_scouts));
+	ctx->batch.knobs.scout_budget = 0;
+	uint64_t unscouted = 0;
+	for (uint32_t l = 0; l < no_scouts.levels; l++)
+		unscouted += no_scouts.level_items[l];
+	printf("     frontier items: %llu with scouts, %llu without\n", (unsigned long long)items[1],
+	       (unsigned long long)unscouted);
+	ENSURE(items[1] < unscouted);
 	meshgen_free(&box);
 
 	// Closed boxes stacked face to face (touching counts): the witness
@@ -815,6 +831,9 @@ static void test_policies(void)
 	            {mg, mg, 300, 0.6f, "two large sheets"}};
 	const uint32_t policies[] = {VKCOL_EXACT_NO_PROBE, VKCOL_EXACT_DIVE_OPEN,
 	                             VKCOL_EXACT_NO_PROBE | VKCOL_EXACT_DIVE_OPEN};
+	// No scouts (a budget of 1 step): each policy's effect against pairs
+	// that go breadth first from the roots.
+	ctx->batch.knobs.scout_budget = 1;
 	for (uint32_t k = 0; k < CORE_COUNT_OF(sets); k++) {
 		uint32_t n = sets[k].n;
 		vkcol_pair *pairs = random_pairs(ctx, sets[k].a, sets[k].b, n, sets[k].reach, 100 + k);
@@ -871,6 +890,7 @@ static void test_policies(void)
 		free(got);
 	}
 	ctx->batch.knobs.exact_policy = 0;
+	ctx->batch.knobs.scout_budget = 0;
 	meshgen_free(&large);
 	meshgen_free(&bowl);
 	meshgen_free(&star);

@@ -23,6 +23,7 @@ typedef struct batch_knobs {
 	uint32_t frontier_capacity;     // > 0: exact mode's frontier items (instead of the binding's limit)
 	uint32_t traverse_budget;       // > 0: exact mode's depth-first steps per item (1: breadth first only)
 	uint32_t seed_budget;           // > 0: ... of a diving pair's first item (default: traverse_budget when set)
+	uint32_t scout_budget;          // > 0: ... of a scout, a breadth-first pair's first item (1: no scouts)
 	bool float64_off;               // exact mode runs its float path, as without shaderFloat64
 	uint32_t approx_job_capacity;   // > 0: approx mode's cluster jobs per chunk
 	uint32_t approx_group_capacity; // > 0: approx mode's group jobs per chunk

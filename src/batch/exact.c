@@ -54,6 +54,12 @@ static uint32_t frontier_capacity(const batch_scope *s)
 // leaves hands its whole stack on, so that the next levels expand the
 // pair's tree pairs side by side, as breadth first does.
 #define EXACT_SEED_BUDGET VKCOL_TRAVERSE_BUDGET_MAX
+// ... and a scout, the seed of a pair with an open mesh that goes breadth
+// first (exact_setup.comp): far enough for a colliding pair's first path
+// to reach the leaves of two trees of 10^3 triangles, short enough that a
+// pair apart, which lavapipe proves so more cheaply level by level, pays
+// little for it (24, 40 and 63 steps measured in docs/performance-notes.md).
+#define EXACT_SCOUT_BUDGET 32u
 
 static uint32_t clamp_budget(uint32_t budget)
 {
@@ -73,6 +79,14 @@ static uint32_t seed_budget(const batch_scope *s, uint32_t budget)
 		return budget;
 	uint32_t seed = k->seed_budget ? k->seed_budget : k->traverse_budget ? budget : EXACT_SEED_BUDGET;
 	return clamp_budget(seed > budget ? seed : budget);
+}
+
+// A scout's steps: the knob's when set (1: no scouts).
+static uint32_t scout_budget(const batch_scope *s, uint32_t budget)
+{
+	if (budget <= 1)
+		return 1;
+	return clamp_budget(s->state->knobs.scout_budget ? s->state->knobs.scout_budget : EXACT_SCOUT_BUDGET);
 }
 
 // Pairs per exact-mode chunk unless the caller says otherwise: small enough
@@ -207,6 +221,7 @@ vkcol_result exact_buffers_create(batch_scope *s, uint32_t chunk, uint32_t list_
 	// (A frontier of one item has no room for two regions.)
 	b->budget = (flags & VKCOL_EXACT_FIND_ALL) || b->capacity < 2 ? 1 : traverse_budget(s);
 	b->seed_budget = seed_budget(s, b->budget);
+	b->scout_budget = scout_budget(s, b->budget);
 	b->dive_base = b->budget > 1 ? b->capacity / 2 : b->capacity;
 	// Leaf-leaf items get half of the rest (none in a frontier too small to
 	// split: their pairs then overflow, and the CPU reference answers them).
@@ -311,7 +326,7 @@ void exact_record_chunk(batch_scope *s, VkCommandBuffer cmd, const exact_buffers
 	gpu_barrier_all(s->gpu, cmd);
 	vkcol_exact_params params = {n,         MESH_MAX_COUNT, b->capacity, 0,
 	                             b->flags,  b->list_capacity, b->budget, b->dive_base,
-	                             b->leaf_base, b->obb_base, b->seed_budget};
+	                             b->leaf_base, b->obb_base, b->seed_budget, b->scout_budget};
 	uint32_t groups = (n + VKCOL_WORKGROUP_SIZE - 1) / VKCOL_WORKGROUP_SIZE;
 	// The setup lists the pairs it leaves undecided in the frontier that
 	// level 0 writes (it is bound as level 0); the search pass reads

@@ -35,6 +35,7 @@ typedef struct exact_buffers {
 	bool recorded;      // a recorded batch's own buffers, else scratch buffers (exact_buffers_free gives them back)
 	uint32_t budget;    // depth-first steps per item of a diving pair (1: breadth first only)
 	uint32_t seed_budget; // depth-first steps of a diving pair's first item
+	uint32_t scout_budget; // ... of a scout, a breadth-first pair's first item (1: none)
 	uint32_t dive_base; // frontier slots [dive_base, capacity) hold depth-first items
 	uint32_t leaf_base; // [0, leaf_base) breadth-first items, [leaf_base, dive_base) leaf-leaf ones; then
 	                    // from capacity, dive_base - leaf_base slots: the triangle pairs the leaf culls left
