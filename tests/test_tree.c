@@ -148,9 +148,10 @@ static void test_tree_slabs_huge(void)
 }
 
 // The oriented boxes are tested by the traversal only for trees with thin
-// parts lying diagonally (aabb_tree.h, obb_worth): a body with thin legs
-// has them worth it, a sphere, a torus and a box, whose boxes and slabs are
-// tight already, do not.
+// parts lying diagonally (aabb_tree.h, obb_worth) and for large trees: a
+// body with thin legs has them worth it, a sphere, a torus and a box, whose
+// boxes and slabs are tight already, do not, and keep none; a sphere of
+// 4,096 nodes or more keeps them all the same.
 static void test_tree_obb_worth(void)
 {
 	meshgen_mesh spider, sphere, torus, box;
@@ -176,6 +177,32 @@ static void test_tree_obb_worth(void)
 	ENSURE(worth[1] < AABB_TREE_OBB_WORTH && worth[2] < AABB_TREE_OBB_WORTH && worth[3] < AABB_TREE_OBB_WORTH);
 	for (int i = 0; i < 4; i++)
 		meshgen_free((meshgen_mesh *)meshes[i]);
+
+	// Spheres of about 4,000 and 16,000 triangles (trees of about 2,300
+	// and 9,700 nodes): the same shape, boxes as tight; only the large one
+	// keeps its oriented boxes (tree_check verifies each of them).
+	const uint32_t stacks[2] = {32, 64};
+	bool kept[2];
+	uint32_t nodes[2];
+	for (int i = 0; i < 2; i++) {
+		meshgen_mesh ball;
+		ENSURE(meshgen_sphere(&ball, c, 1.0f, stacks[i], 2 * stacks[i]));
+		aabb_tree tree;
+		ENSURE_EQ_INT(aabb_tree_build(&env_, ball.positions, ball.indices, ball.triangle_count, 4, 40,
+		                              AABB_SPLIT_SAH, &tree),
+		              VKCOL_SUCCESS);
+		tree_check_result r = tree_check(&tree, ball.positions, ball.indices, ball.triangle_count, 4, 40);
+		ENSURE_MSG(r.violations == 0, "%s", r.first);
+		kept[i] = tree.obbs != NULL;
+		nodes[i] = tree.node_count;
+		ENSURE(tree.obb_worth < AABB_TREE_OBB_WORTH);
+		aabb_tree_free(&env_, &tree);
+		meshgen_free(&ball);
+	}
+	printf("     sphere of %u nodes: oriented boxes %s; of %u nodes: %s\n", nodes[0], kept[0] ? "kept" : "none",
+	       nodes[1], kept[1] ? "kept" : "none");
+	ENSURE(nodes[0] < AABB_TREE_OBB_NODES && !kept[0]);
+	ENSURE(nodes[1] >= AABB_TREE_OBB_NODES && kept[1]);
 }
 
 static void test_tree_sphere(void)

@@ -178,9 +178,9 @@ static inline void tree_check_obb(const aabb_tree *tree, const float *positions,
 static inline void tree_check_bounds(const aabb_tree *tree, const float *positions, const uint32_t *indices,
                                      tree_check_result *r)
 {
-	if (tree->slabs == NULL || (tree->obbs == NULL) != (tree->obb_worth < AABB_TREE_OBB_WORTH)) {
-		tree_check_fail(r, "tree slabs missing, or oriented boxes missing (or kept) against obb_worth %g",
-		                tree->obb_worth);
+	if (tree->slabs == NULL || (tree->obbs != NULL) != aabb_tree_keeps_obbs(tree->obb_worth, tree->node_count)) {
+		tree_check_fail(r, "tree slabs missing, or oriented boxes missing (or kept) against obb_worth %g, %u nodes",
+		                tree->obb_worth, tree->node_count);
 		return;
 	}
 	uint32_t *lo, *hi;

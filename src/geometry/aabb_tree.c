@@ -306,8 +306,9 @@ static bool obb_of_node(const build_scratch *s, const uint32_t *first, const uin
 // built: each node's range of the tree order found bottom up (an inner
 // node's is its children's), obb_worth estimated on every node of a tree of
 // up to 4,096 nodes, else on about 1,024 spread over the breadth-first
-// order; the boxes kept only where it reaches AABB_TREE_OBB_WORTH (the
-// traversal tests them only then), else none (obbs NULL).
+// order; the boxes kept only where it reaches AABB_TREE_OBB_WORTH or the
+// tree is large (aabb_tree_keeps_obbs: the traversal tests them only
+// then), else none (obbs NULL).
 static bool tree_obbs(const core_env *env, const build_scratch *s, aabb_tree *out)
 {
 	uint32_t n = out->node_count;
@@ -326,10 +327,11 @@ static bool tree_obbs(const core_env *env, const build_scratch *s, aabb_tree *ou
 		for (uint32_t i = stride / 2; i < n; i += stride, sampled++)
 			worth += obb_of_node(s, first, count, i, out);
 		out->obb_worth = (float)worth / (float)sampled;
-		for (uint32_t i = 0; i < n && out->obb_worth >= AABB_TREE_OBB_WORTH; i++)
+		bool keep = aabb_tree_keeps_obbs(out->obb_worth, n);
+		for (uint32_t i = 0; i < n && keep; i++)
 			if (i % stride != stride / 2)
 				obb_of_node(s, first, count, i, out);
-		if (out->obb_worth < AABB_TREE_OBB_WORTH) {
+		if (!keep) {
 			core_free(env, out->obbs);
 			out->obbs = NULL;
 		}

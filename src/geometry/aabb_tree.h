@@ -31,15 +31,15 @@ typedef struct aabb_tree {
 	// triangles has |a_k . (v - c)| <= e_k, evaluated in double on the
 	// stored floats. Axes along the principal directions of the corners
 	// (Gottschalk, Lin & Manocha, "OBBTree"). Infinite extents (a box that
-	// holds all) where coordinates overflow. NULL in a tree whose obb_worth
-	// is below AABB_TREE_OBB_WORTH (not computed there): aabb_tree_obb.
+	// holds all) where coordinates overflow. NULL in a tree that does not
+	// keep them (aabb_tree_keeps_obbs; not computed there): aabb_tree_obb.
 	float *obbs;
 	// The fraction of nodes whose oriented box is less than half the volume
 	// of their box cut by their slab (roughly): thin parts lying diagonally,
 	// where the oriented boxes prune what boxes and slabs do not. Measured on
 	// every node of a tree of up to 4,096 nodes, else on about 1,024. Exact
-	// mode tests the oriented boxes in batches whose meshes are all at or
-	// above AABB_TREE_OBB_WORTH (pairs_validate, the _obb pipelines).
+	// mode tests the oriented boxes in batches whose meshes all keep them
+	// (aabb_tree_keeps_obbs; pairs_validate, the _obb pipelines).
 	float obb_worth;
 	// level k holds nodes level_first[k] .. level_first[k + 1] - 1;
 	// level_count + 1 entries
@@ -57,8 +57,19 @@ typedef struct aabb_tree {
 // A tree whose obb_worth is at least this computes its oriented boxes, and
 // exact mode's traversal tests them in batches of such trees (the _obb
 // pipelines); below it, the boxes and slabs alone prune about as much, for
-// less.
+// less ...
 #define AABB_TREE_OBB_WORTH 0.02f
+// ... unless the tree has at least this many nodes (about 2,000 leaves):
+// there a node pair the oriented boxes part high up spares a large subtree
+// pair below, and their 15 axes part node pairs that boxes and slabs do not
+// even where no box is much smaller (docs/performance-notes.md, "Oriented
+// boxes for large trees").
+#define AABB_TREE_OBB_NODES 4096u
+
+static inline bool aabb_tree_keeps_obbs(float obb_worth, uint32_t node_count)
+{
+	return obb_worth >= AABB_TREE_OBB_WORTH || node_count >= AABB_TREE_OBB_NODES;
+}
 
 // How a node's triangles are split between its two children.
 typedef enum aabb_split {
