@@ -77,7 +77,8 @@ static const char own_usage[] = "  --rounds R               batches per build (d
                                 "  --mode M                 approx (default) or exact\n"
                                 "  --flags F                vkcol_batch_flags of every batch (1: no early accept)\n"
                                 "  --budget N               approx mode's vertex budget (default 0: every vertex)\n"
-                                "  --stats                  also print each build's counters and pass times (one batch)\n";
+                                "  --stats                  also print each build's counters and pass times (one batch),\n"
+                                "                           and what decided build A's answers\n";
 
 static double cpu_seconds(void)
 {
@@ -160,6 +161,20 @@ int main(int argc, char **argv)
 	}
 	if (m == 0)
 		bench_die("%s", "no pose in the subset");
+	if (ab.stats) {
+		// What decided build A's answers (over all the poses, before the
+		// subset): where the time can go.
+		static const char *stages[] = {"none", "bounds", "cube_map", "tree", "containment"};
+		size_t by_stage[5][2] = {{0}};
+		for (size_t i = 0; i < n; i++)
+			if (r[i].stage <= VKCOL_STAGE_CONTAINMENT)
+				by_stage[r[i].stage][r[i].collide ? 1 : 0]++;
+		printf("A's answers by stage (apart / colliding):");
+		for (int k = 0; k < 5; k++)
+			if (by_stage[k][0] + by_stage[k][1])
+				printf(" %s %zu / %zu", stages[k], by_stage[k][0], by_stage[k][1]);
+		printf("\n");
+	}
 	double *cpu[2], *ratio = bench_calloc((size_t)ab.rounds, sizeof(double));
 	// The builds' answers on the subset, compared: a speed change should
 	// not change them (approx mode's depths included).
