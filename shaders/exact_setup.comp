@@ -894,12 +894,13 @@ void search_pass(uint p, uint mode)
 	bool from_leaves = !dive && seed_leaves <= BALL_SEED_LEAVES && !leaves && node_at(small_root).count == 0u;
 	// Any other pair with an open mesh sends its seeds ahead as scouts:
 	// params.scout_budget steps depth first from the roots (or from the
-	// ball's leaves), then their stacks go on level by level. Between open surfaces the pair has often
-	// collided where the accepts found no witness (they find none between
-	// two open meshes but the probe's, and none at all when off), and the
-	// scout's path reaches a crossing before the levels would expand the
-	// whole overlap region; a pair apart pays its few steps, and its stack
-	// is expanded breadth first, where lavapipe proves it apart cheaply.
+	// ball's leaves), then their stacks go on level by level. Between open
+	// surfaces the pair has often collided where the accepts found no
+	// witness (they find none between two open meshes but the probe's, and
+	// none at all when off), and the scout's path reaches a crossing before
+	// the levels would expand the whole overlap region; a pair apart pays
+	// its few steps, and its stack is expanded breadth first, where
+	// lavapipe proves it apart cheaply.
 	bool scout = !dive && !leaves && open && params.scout_budget > 1u && params.budget > 1u &&
 	             (params.flags & VKCOL_EXACT_FIND_ALL) == 0u;
 	uint region = dive || scout ? REGION_DIVE : leaves ? REGION_LEAF : REGION_BREADTH;

@@ -57,7 +57,7 @@ static uint32_t frontier_capacity(const batch_scope *s)
 // ... and a scout, the seed of a pair with an open mesh that goes breadth
 // first (exact_setup.comp): far enough for a colliding pair's first path
 // to reach the leaves of two trees of 10^3 triangles, short enough that a
-// pair apart, which lavapipe proves so more cheaply level by level, pays
+// pair apart, which lavapipe proves apart more cheaply level by level, pays
 // little for it (24, 40 and 63 steps measured in docs/performance-notes.md).
 #define EXACT_SCOUT_BUDGET 32u
 
