@@ -198,8 +198,10 @@ int main(int argc, char **argv)
 			uint64_t items = 0;
 			for (uint32_t l = 0; l < st.levels && l < 128; l++)
 				items += st.level_items[l];
-			printf("\n   per pair %.1f traversal items; accepted early: %.3f witness, %.3f inner balls\n",
-			       (double)items / m, (double)st.witness_accepted / m, (double)st.inner_ball_accepted / m);
+			printf("\n   per pair %.1f traversal items; accepted early: %.3f witness, %.3f inner balls; %llu pairs "
+			       "answered on the CPU\n",
+			       (double)items / m, (double)st.witness_accepted / m, (double)st.inner_ball_accepted / m,
+			       (unsigned long long)st.cpu_fallbacks);
 			printf("   %u levels, items per pair by level:", st.levels);
 			for (uint32_t l = 0; l < st.levels && l < 128; l++)
 				printf(" %.2f", (double)st.level_items[l] / m);
