@@ -154,15 +154,23 @@ static void test_tree_slabs_huge(void)
 // 4,096 nodes or more keeps them all the same.
 static void test_tree_obb_worth(void)
 {
-	meshgen_mesh spider, sphere, torus, box;
+	// Besides the four, spheres of about 4,000 and 16,000 triangles (trees
+	// of about 2,300 and 9,700 nodes): the same shape, boxes as tight; only
+	// the large one keeps its oriented boxes (tree_check verifies each of
+	// them).
+	meshgen_mesh spider, sphere, torus, box, ball, large_ball;
 	const float c[3] = {0, 0, 0}, lo[3] = {-1, -2, -0.5f}, hi[3] = {3, 1, 0.25f};
 	ENSURE(meshgen_spider(&spider, 8, 0.5f, 2.0f, 0.08f));
 	ENSURE(meshgen_sphere(&sphere, c, 1.0f, 16, 32));
 	ENSURE(meshgen_torus(&torus, 1.0f, 0.3f, 48, 20));
 	ENSURE(meshgen_box(&box, lo, hi, 16, false));
-	const meshgen_mesh *meshes[] = {&spider, &sphere, &torus, &box};
-	float worth[4];
-	for (int i = 0; i < 4; i++) {
+	ENSURE(meshgen_sphere(&ball, c, 1.0f, 32, 64));
+	ENSURE(meshgen_sphere(&large_ball, c, 1.0f, 64, 128));
+	const meshgen_mesh *meshes[] = {&spider, &sphere, &torus, &box, &ball, &large_ball};
+	float worth[6];
+	bool kept[6];
+	uint32_t nodes[6];
+	for (int i = 0; i < 6; i++) {
 		aabb_tree tree;
 		ENSURE_EQ_INT(aabb_tree_build(&env_, meshes[i]->positions, meshes[i]->indices, meshes[i]->triangle_count, 4,
 		                              40, AABB_SPLIT_SAH, &tree),
@@ -170,39 +178,20 @@ static void test_tree_obb_worth(void)
 		tree_check_result r = tree_check(&tree, meshes[i]->positions, meshes[i]->indices, meshes[i]->triangle_count, 4, 40);
 		ENSURE_MSG(r.violations == 0, "%s", r.first);
 		worth[i] = tree.obb_worth;
+		kept[i] = tree.obbs != NULL;
+		nodes[i] = tree.node_count;
 		aabb_tree_free(&env_, &tree);
 	}
 	printf("     obb_worth: spider %.3f, sphere %.3f, torus %.3f, box %.3f\n", worth[0], worth[1], worth[2], worth[3]);
 	ENSURE(worth[0] >= AABB_TREE_OBB_WORTH);
 	ENSURE(worth[1] < AABB_TREE_OBB_WORTH && worth[2] < AABB_TREE_OBB_WORTH && worth[3] < AABB_TREE_OBB_WORTH);
-	for (int i = 0; i < 4; i++)
+	printf("     sphere of %u nodes: oriented boxes %s; of %u nodes: %s\n", nodes[4], kept[4] ? "kept" : "none",
+	       nodes[5], kept[5] ? "kept" : "none");
+	ENSURE(worth[4] < AABB_TREE_OBB_WORTH && worth[5] < AABB_TREE_OBB_WORTH);
+	ENSURE(nodes[4] < AABB_TREE_OBB_NODES && !kept[4]);
+	ENSURE(nodes[5] >= AABB_TREE_OBB_NODES && kept[5]);
+	for (int i = 0; i < 6; i++)
 		meshgen_free((meshgen_mesh *)meshes[i]);
-
-	// Spheres of about 4,000 and 16,000 triangles (trees of about 2,300
-	// and 9,700 nodes): the same shape, boxes as tight; only the large one
-	// keeps its oriented boxes (tree_check verifies each of them).
-	const uint32_t stacks[2] = {32, 64};
-	bool kept[2];
-	uint32_t nodes[2];
-	for (int i = 0; i < 2; i++) {
-		meshgen_mesh ball;
-		ENSURE(meshgen_sphere(&ball, c, 1.0f, stacks[i], 2 * stacks[i]));
-		aabb_tree tree;
-		ENSURE_EQ_INT(aabb_tree_build(&env_, ball.positions, ball.indices, ball.triangle_count, 4, 40,
-		                              AABB_SPLIT_SAH, &tree),
-		              VKCOL_SUCCESS);
-		tree_check_result r = tree_check(&tree, ball.positions, ball.indices, ball.triangle_count, 4, 40);
-		ENSURE_MSG(r.violations == 0, "%s", r.first);
-		kept[i] = tree.obbs != NULL;
-		nodes[i] = tree.node_count;
-		ENSURE(tree.obb_worth < AABB_TREE_OBB_WORTH);
-		aabb_tree_free(&env_, &tree);
-		meshgen_free(&ball);
-	}
-	printf("     sphere of %u nodes: oriented boxes %s; of %u nodes: %s\n", nodes[0], kept[0] ? "kept" : "none",
-	       nodes[1], kept[1] ? "kept" : "none");
-	ENSURE(nodes[0] < AABB_TREE_OBB_NODES && !kept[0]);
-	ENSURE(nodes[1] >= AABB_TREE_OBB_NODES && kept[1]);
 }
 
 static void test_tree_sphere(void)
