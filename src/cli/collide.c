@@ -25,6 +25,7 @@
 #include "import.h"
 #include "outfile.h"
 #include "poses.h"
+#include "results.h"
 
 // The collide mode used without --mode; the help text follows it.
 #define DEFAULT_MODE_NAME "exact"
@@ -182,22 +183,6 @@ static const struct {
 	{"approx", VKCOL_MODE_APPROX},
 	{"exact", VKCOL_MODE_EXACT},
 };
-
-static const char *stage_word(uint32_t stage)
-{
-	switch (stage) {
-	case VKCOL_STAGE_BOUNDS:
-		return "bounds";
-	case VKCOL_STAGE_CUBE_MAP:
-		return "cube_map";
-	case VKCOL_STAGE_TREE:
-		return "tree";
-	case VKCOL_STAGE_CONTAINMENT:
-		return "containment";
-	default:
-		return "none";
-	}
-}
 
 // The shortest of %.6g .. %.9g that reads back as the same float: 0.12, not
 // 0.119999997, yet every value survives a round trip.
@@ -472,11 +457,11 @@ static bool write_block(collide_job *job, uint32_t n)
 			fprintf(job->out,
 			        "{\"index\":%" PRIu64 ",\"collide\":%s,\"stage\":\"%s\",\"penetration\":%s,"
 			        "\"triangle_pairs\":%u,\"line\":%" PRIu64 "}\n",
-			        index, res->collide ? "true" : "false", stage_word(res->stage),
+			        index, res->collide ? "true" : "false", stage_name(res->stage),
 			        isfinite(res->penetration) ? penetration : "null", res->triangle_pairs, job->lines[i]);
 		} else {
 			fprintf(job->out, "%" PRIu64 ",%u,%s,%s,%u,%" PRIu64 "\n", index, res->collide ? 1u : 0u,
-			        stage_word(res->stage), penetration, res->triangle_pairs, job->lines[i]);
+			        stage_name(res->stage), penetration, res->triangle_pairs, job->lines[i]);
 		}
 		job->tri_found += res->triangle_pairs;
 	}
