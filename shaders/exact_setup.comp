@@ -166,50 +166,69 @@ uvec4 near_leaf_clusters(vkcol_gpu_mesh from, vec3 o, uint steps, out uint node)
 	return mix(near, uvec4(0xffffffffu), greaterThanEqual(near, uvec4(count)));
 }
 
+// Keeps c among the four least keys, sorted (best_key.x the least).
+void keep_four(inout vec4 best_key, inout uvec4 best, float key, uint c)
+{
+	if (key < best_key.z) {
+		best_key.w = best_key.z;
+		best.w = best.z;
+		if (key < best_key.y) {
+			best_key.z = best_key.y;
+			best.z = best.y;
+			if (key < best_key.x) {
+				best_key.y = best_key.x;
+				best.y = best.x;
+				best_key.x = key;
+				best.x = c;
+			} else {
+				best_key.y = key;
+				best.y = c;
+			}
+		} else {
+			best_key.z = key;
+			best.z = c;
+		}
+	} else {
+		best_key.w = key;
+		best.w = c;
+	}
+}
+
 // Four clusters of `from` (placed in `to`'s frame by x -> r x + t) near o
 // (in to's frame). A mesh of at most WITNESS_SCAN_CLUSTERS clusters is
 // scanned: the clusters that meet to's AABB, nearest o first (one pass keeps
-// the nearest four, sorted; 0xffffffff past the last). A larger one is
-// descended (near_leaf_clusters). Either loop runs no step for the other
-// case.
-uvec4 nearest_clusters(vkcol_gpu_mesh from, vkcol_gpu_mesh to, mat3 r, vec3 t, vec3 o)
+// the nearest four, sorted; 0xffffffff past the last); with `by_surface`,
+// nearest to's sampled surface instead (o is then to's origin): the least
+// distance from the cluster's centre to R or G along its ray from o, less
+// its radius. A larger mesh is descended (near_leaf_clusters, nearest o).
+// Each loop runs no step for the other case.
+uvec4 nearest_clusters(vkcol_gpu_mesh from, vkcol_gpu_mesh to, mat3 r, vec3 t, vec3 o, bool by_surface)
 {
 	bool scan = from.cluster_count <= WITNESS_SCAN_CLUSTERS;
 	vec3 lo = box_min(to), hi = box_max(to);
-	vec4 best_d2 = vec4(3.4e38);
+	vec4 best_key = vec4(3.4e38);
 	uvec4 best = uvec4(0xffffffffu);
-	for (uint c = 0u; c < (scan ? from.cluster_count : 0u); c++) {
+	for (uint c = 0u; c < (scan && !by_surface ? from.cluster_count : 0u); c++) {
 		vec4 cs = cluster_at(from.cluster_first + c);
 		vec3 cc = r * cs.xyz + t;
 		vec3 gap = max(max(lo - cc, cc - hi), vec3(0.0));
 		vec3 off = cc - o;
 		float d2 = dot(off, off);
-		if (dot(gap, gap) > cs.w * cs.w || d2 >= best_d2.w)
+		if (dot(gap, gap) > cs.w * cs.w || d2 >= best_key.w)
 			continue;
-		// Insert into the sorted four.
-		if (d2 < best_d2.z) {
-			best_d2.w = best_d2.z;
-			best.w = best.z;
-			if (d2 < best_d2.y) {
-				best_d2.z = best_d2.y;
-				best.z = best.y;
-				if (d2 < best_d2.x) {
-					best_d2.y = best_d2.x;
-					best.y = best.x;
-					best_d2.x = d2;
-					best.x = c;
-				} else {
-					best_d2.y = d2;
-					best.y = c;
-				}
-			} else {
-				best_d2.z = d2;
-				best.z = c;
-			}
-		} else {
-			best_d2.w = d2;
-			best.w = c;
-		}
+		keep_four(best_key, best, d2, c);
+	}
+	for (uint c = 0u; c < (scan && by_surface ? from.cluster_count : 0u); c++) {
+		vec4 cs = cluster_at(from.cluster_first + c);
+		vec3 cc = r * cs.xyz + t;
+		vec3 gap = max(max(lo - cc, cc - hi), vec3(0.0));
+		vec3 off = cc - o;
+		float len = length(off);
+		vec2 rg = len > 0.0 ? map_sample(to.map_array, off, float(to.map_layer), 0.0) : vec2(0.0);
+		float key = rg.x >= 0.0 ? min(abs(len - rg.x), abs(len - rg.y)) - cs.w : 3.0e38;
+		if (dot(gap, gap) > cs.w * cs.w || key >= best_key.w)
+			continue;
+		keep_four(best_key, best, key, c);
 	}
 	uint leaf;
 	uvec4 descended = near_leaf_clusters(from, transpose(r) * (o - t), scan ? 0u : VKCOL_TREE_MAX_DEPTH, leaf);
@@ -293,7 +312,7 @@ bool find_candidate(vkcol_gpu_mesh from, vkcol_gpu_mesh to, mat3 r, vec3 t, bool
 	bool star = (to.flags & VKCOL_MESH_STAR_SHAPED) != 0u;
 	vec4 s = ball_of(to, star ? 0u : ball);
 	o = s.xyz;
-	uvec4 near = nearest_clusters(from, to, r, t, o);
+	uvec4 near = nearest_clusters(from, to, r, t, o, false);
 	uint clusters = uint(dot(vec4(notEqual(near, uvec4(0xffffffffu))), vec4(1.0)));
 	bool found = false;
 	v = o;
@@ -430,20 +449,36 @@ bool tangent_candidate(vkcol_gpu_mesh from, vkcol_gpu_mesh to, mat3 r, vec3 t, v
 // crossing) marks where the surfaces likely cross; a few depth-first steps
 // from the nodes of both trees around that place look for an edge that
 // surely pierces a triangle (triangles_cross, the traversal's own sure
-// hit). Candidates: the vertices of from's four clusters nearest to's
-// origin (nearest_clusters). Returns whether a cluster straddles: p, the
-// point of to's surface on the ray of its vertex in front of it (to's
-// frame); v, that vertex (from's frame); size, the cluster's radius.
+// hit). Candidates: from's four clusters nearest to's origin
+// (nearest_clusters). When to is large (LARGE_SURFACE_VERTICES: a
+// colliding pair the probe misses then costs a deep traversal), from is
+// scanned, and to's rays mostly meet its surface once
+// (VKCOL_MESH_FEW_HITS): the four nearest to's sampled surface instead (R
+// or G), and a cluster across its farthest surface (G) counts too. The
+// crossings of random poses lie anywhere on the surfaces, seldom near the
+// origin. (Where rays meet several surfaces, as the spider's legs behind
+// its body, R and G miss most of the surface; on small pairs the scan's
+// samples cost more than a traversal they spare.) Returns whether a
+// cluster straddles: p, the point of to's surface on the ray of its
+// vertex in front of it (to's frame); v, that vertex (from's frame);
+// size, the cluster's radius.
 bool straddle(vkcol_gpu_mesh from, vkcol_gpu_mesh to, mat3 r, vec3 t, out vec3 p, out vec3 v, out float size)
 {
 	vec3 o = vec3(to.origin_x, to.origin_y, to.origin_z);
-	uvec4 near = nearest_clusters(from, to, r, t, o);
+	bool surface = to.vertex_count >= LARGE_SURFACE_VERTICES && (to.flags & VKCOL_MESH_FEW_HITS) != 0u &&
+	               from.cluster_count <= WITNESS_SCAN_CLUSTERS && (params.flags & VKCOL_EXACT_ORIGIN_PROBE) == 0u;
+	uvec4 near = nearest_clusters(from, to, r, t, o, surface);
 	uint clusters = uint(dot(vec4(notEqual(near, uvec4(0xffffffffu))), vec4(1.0)));
-	bool found = false, below = false, above = false;
+	bool found = false;
 	p = o;
 	v = vec3(0.0);
 	size = 0.0;
-	for (uint k = 0u; k < VKCOL_CLUSTER_SIZE * clusters && !found; k++) {
+	// Across R: a vertex of the cluster in front of it and one behind it
+	// (the first in front gives p and v). Each loop runs no step for the
+	// other case.
+	uint samples = VKCOL_CLUSTER_SIZE * clusters;
+	bool below = false, above = false;
+	for (uint k = 0u; k < (surface ? 0u : samples) && !found; k++) {
 		if (k % VKCOL_CLUSTER_SIZE == 0u)
 			below = above = false;
 		vec3 x = vertex_at(cluster_vertex(from, near, k)).xyz, d = r * x + t - o;
@@ -457,6 +492,29 @@ bool straddle(vkcol_gpu_mesh from, vkcol_gpu_mesh to, mat3 r, vec3 t, out vec3 p
 		below = below || in_front;
 		above = above || behind;
 		found = below && above;
+		size = found ? cluster_at(from.cluster_first + near[k / VKCOL_CLUSTER_SIZE]).w : size;
+	}
+	// Across R or G (x: R, y: G).
+	bvec2 below2 = bvec2(false), above2 = bvec2(false);
+	vec3 pr = o, pg = o, vr = vec3(0.0), vg = vec3(0.0);
+	for (uint k = 0u; k < (surface ? samples : 0u) && !found; k++) {
+		if (k % VKCOL_CLUSTER_SIZE == 0u)
+			below2 = above2 = bvec2(false);
+		vec3 x = vertex_at(cluster_vertex(from, near, k)).xyz, d = r * x + t - o;
+		float dist = length(d);
+		vec2 rg = dist > 0.0 ? map_sample(to.map_array, d, float(to.map_layer), 0.0) : vec2(0.0);
+		bvec2 in_front = lessThan(vec2(dist), rg);
+		bvec2 behind = bvec2(rg.x >= 0.0 && !in_front.x, rg.y >= 0.0 && !in_front.y);
+		pr = in_front.x && !below2.x ? o + d * (rg.x / dist) : pr;
+		vr = in_front.x && !below2.x ? x : vr;
+		pg = in_front.y && !below2.y ? o + d * (rg.y / dist) : pg;
+		vg = in_front.y && !below2.y ? x : vg;
+		below2 = bvec2(below2.x || in_front.x, below2.y || in_front.y);
+		above2 = bvec2(above2.x || behind.x, above2.y || behind.y);
+		bool across_r = below2.x && above2.x;
+		found = across_r || (below2.y && above2.y);
+		p = across_r ? pr : pg;
+		v = across_r ? vr : vg;
 		size = found ? cluster_at(from.cluster_first + near[k / VKCOL_CLUSTER_SIZE]).w : size;
 	}
 	return found;

@@ -203,7 +203,7 @@ VKCOL_STRUCT(vkcol_gpu_mesh) {
 	// radius around the origin lies inside the solid (shrunk for float
 	// rounding).
 	VKCOL_F32 inner_radius;
-	VKCOL_U32 flags;         // VKCOL_MESH_CLOSED | VKCOL_MESH_STAR_SHAPED
+	VKCOL_U32 flags;         // VKCOL_MESH_CLOSED | VKCOL_MESH_STAR_SHAPED | VKCOL_MESH_FEW_HITS
 	VKCOL_F32 aabb_min_x, aabb_min_y, aabb_min_z;
 	VKCOL_U32 node_first;    // root in the batch node pool (exact mode)
 	VKCOL_F32 aabb_max_x, aabb_max_y, aabb_max_z;
@@ -228,6 +228,12 @@ VKCOL_STRUCT(vkcol_gpu_mesh) {
 // about its origin, as far as the map's resolution tells).
 #define VKCOL_MESH_CLOSED 1u
 #define VKCOL_MESH_STAR_SHAPED 2u
+// Its cube map's rays mostly meet the surface once (multi_hit_fraction at
+// most VKCOL_FEW_HITS_MAX): the map's two distances, R and G, stand for
+// most of the surface, so the probe between two open meshes looks for
+// the other mesh's vertices near them (exact_setup.comp, straddle).
+#define VKCOL_MESH_FEW_HITS 4u
+#define VKCOL_FEW_HITS_MAX 0.25f
 
 // The (R, G) texel of a distance cube map whose ray misses the mesh. Linear
 // filtering blends it into its neighbours' samples, and any sample it
@@ -456,6 +462,9 @@ VKCOL_STRUCT(vkcol_approx_params) {
 // A test knob: no ball test (exact_setup.comp) for a small compact solid
 // against a large mesh.
 #define VKCOL_EXACT_NO_BALL 16u
+// A test knob: the probe's clusters are always those nearest the other
+// mesh's origin (exact_setup.comp, straddle).
+#define VKCOL_EXACT_ORIGIN_PROBE 32u
 
 VKCOL_STRUCT(vkcol_exact_params) {
 	VKCOL_U32 pair_count;

@@ -751,6 +751,61 @@ static uint64_t items_of(const vkcol_batch_stats *s)
 	return n;
 }
 
+// Two open meshes, one of LARGE_SURFACE_VERTICES or more (exact_setup.comp)
+// whose map's rays meet it once (VKCOL_MESH_FEW_HITS): the probe takes the
+// small mesh's clusters nearest the large one's sampled surface, where the
+// surfaces of random poses cross, and accepts more colliding pairs than
+// from the clusters nearest its origin (VKCOL_EXACT_ORIGIN_PROBE), with the
+// same answers, the reference's.
+static void test_probe_surface(void)
+{
+	vkcol_context *ctx = gpu_context();
+	if (!ctx)
+		return;
+	meshgen_mesh big, trough;
+	const float lo[3] = {-0.8f, -0.6f, -0.7f}, hi[3] = {0.8f, 0.6f, 0.7f};
+	const float tlo[3] = {-1.0f, -0.15f, -0.15f}, thi[3] = {1.0f, 0.15f, 0.15f};
+	ENSURE(meshgen_box_open(&big, lo, hi, 60)); // 18,121 vertices
+	ENSURE(meshgen_box_open(&trough, tlo, thi, 8));
+	const vkcol_mesh mb = gpu_mesh(ctx, &big, 32, "large open box"), mt = gpu_mesh(ctx, &trough, 32, "trough");
+	vkcol_mesh_info info;
+	ENSURE(vkcol_mesh_get_info(ctx, mb, &info) == VKCOL_SUCCESS);
+	ENSURE(info.unique_vertex_count >= 16384 && info.cube_multi_hit_fraction <= VKCOL_FEW_HITS_MAX);
+	const uint32_t n = 1500;
+	vkcol_pair *pairs = random_pairs(ctx, mb, mt, n, 0.9f, 3);
+	vkcol_pair_result *surface = malloc(n * sizeof(*surface)), *origin = malloc(n * sizeof(*origin));
+	vkcol_batch_stats s1, s2;
+	vkcol_batch_desc bd = {.pairs = pairs, .pair_count = n, .mode = VKCOL_MODE_EXACT, .stats = &s1};
+	ENSURE(vkcol_batch_run(ctx, &bd, surface) == VKCOL_SUCCESS);
+	ctx->batch.knobs.exact_policy = EXACT_POLICY_SET | VKCOL_EXACT_ORIGIN_PROBE;
+	bd.stats = &s2;
+	ENSURE(vkcol_batch_run(ctx, &bd, origin) == VKCOL_SUCCESS);
+	ctx->batch.knobs.exact_policy = 0;
+	uint32_t differ = 0, wrong = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		differ += surface[i].collide != origin[i].collide;
+		bool want = false;
+		ENSURE(vkcol_reference_collide(ctx, &pairs[i], &want) == VKCOL_SUCCESS);
+		wrong += (bool)surface[i].collide != want;
+	}
+	printf("     %llu of %u collide; the probe accepts %llu from the surface's clusters, %llu from the origin's; "
+	       "%u differ, %u differ from the reference\n",
+	       (unsigned long long)s1.collisions, n, (unsigned long long)s1.witness_accepted,
+	       (unsigned long long)s2.witness_accepted, differ, wrong);
+	ENSURE_EQ_INT(differ, 0);
+	ENSURE_EQ_INT(wrong, 0);
+	ENSURE(s1.collisions * 10 >= n && s1.collisions * 10 <= 9 * (uint64_t)n);
+	ENSURE_MSG(s1.witness_accepted * 10 >= s2.witness_accepted * 11, "%llu accepts against %llu",
+	           (unsigned long long)s1.witness_accepted, (unsigned long long)s2.witness_accepted);
+	free(pairs);
+	free(surface);
+	free(origin);
+	meshgen_free(&big);
+	meshgen_free(&trough);
+	ENSURE_EQ_INT(vkcol_context_validation_message_count(ctx), 0);
+	vkcol_context_destroy(ctx);
+}
+
 // Oriented boxes per tree node (aabb_tree.h): the _obb traversal pipelines
 // test them where a mesh has thin parts lying diagonally (obb_worth), and
 // must answer as the reference does, breadth first and diving, while
@@ -1299,6 +1354,7 @@ int main(int argc, char **argv)
 	RUN_TEST(test_leaf_sizes);
 	RUN_TEST(test_early_accept);
 	RUN_TEST(test_policies);
+	RUN_TEST(test_probe_surface);
 	RUN_TEST(test_oriented_boxes);
 	RUN_TEST(test_ball_test);
 	RUN_TEST(test_small_solid_in_scene);

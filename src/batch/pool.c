@@ -455,7 +455,8 @@ static vkcol_result pool_build(batch_scope *s, bool clearance)
 		    .aabb_max_y = mesh->cpu.aabb_max[1],
 		    .aabb_max_z = mesh->cpu.aabb_max[2],
 		    .flags = (mesh->cpu.closed ? VKCOL_MESH_CLOSED : 0u) |
-		             (mesh->cpu.closed && mesh->cube.multi_hit_fraction == 0.0f ? VKCOL_MESH_STAR_SHAPED : 0u),
+		             (mesh->cpu.closed && mesh->cube.multi_hit_fraction == 0.0f ? VKCOL_MESH_STAR_SHAPED : 0u) |
+		             (mesh->cube.multi_hit_fraction <= VKCOL_FEW_HITS_MAX ? VKCOL_MESH_FEW_HITS : 0u),
 		    .node_first = node_next,
 		    .piece_first = piece_next,
 		    .piece_count = piece_count,
