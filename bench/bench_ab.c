@@ -175,12 +175,13 @@ int main(int argc, char **argv)
 				printf(" %s %zu / %zu", stages[k], by_stage[k][0], by_stage[k][1]);
 		printf("\n");
 	}
-	double *cpu[2], *ratio = bench_calloc((size_t)ab.rounds, sizeof(double));
+	double *cpu[2], *wall[2], *ratio = bench_calloc((size_t)ab.rounds, sizeof(double));
 	// The builds' answers on the subset, compared: a speed change should
 	// not change them (approx mode's depths included).
 	vkcol_pair_result *answers[2];
 	for (int k = 0; k < 2; k++) {
 		cpu[k] = bench_calloc((size_t)ab.rounds, sizeof(double));
+		wall[k] = bench_calloc((size_t)ab.rounds, sizeof(double));
 		vkcol_batch_desc warm = {.pairs = b[k].pairs, .pair_count = m, .mode = ab.mode, .flags = ab.flags, .vertex_budget = ab.budget};
 		answers[k] = bench_calloc(m, sizeof(vkcol_pair_result));
 		if (b[k].batch_run(b[k].ctx, &warm, answers[k]) != VKCOL_SUCCESS) // compiles, pools, scratch buffers
@@ -219,16 +220,28 @@ int main(int argc, char **argv)
 		for (int j = 0; j < 2; j++) {
 			int k = (i & 1) ? 1 - j : j;
 			vkcol_batch_desc run = {.pairs = b[k].pairs, .pair_count = m, .mode = ab.mode, .flags = ab.flags, .vertex_budget = ab.budget};
-			double c0 = cpu_seconds();
+			double c0 = cpu_seconds(), w0 = bench_now();
 			if (b[k].batch_run(b[k].ctx, &run, r) != VKCOL_SUCCESS)
 				bench_die("%s", "vkcol_batch_run failed");
 			cpu[k][i] = cpu_seconds() - c0;
+			wall[k][i] = bench_now() - w0;
 		}
 	for (int i = 0; i < ab.rounds; i++)
 		ratio[i] = cpu[1][i] / cpu[0][i];
 	qsort(ratio, (size_t)ab.rounds, sizeof(double), compare_doubles);
-	for (int k = 0; k < 2; k++)
+	// Cores busy: a batch's CPU time over its wall time, the median of the
+	// rounds (the wall time is what a rate over peers on all cores sees).
+	double busy[2][64] = {{0}};
+	int nb = ab.rounds < 64 ? ab.rounds : 64;
+	for (int k = 0; k < 2; k++) {
+		for (int i = 0; i < nb; i++)
+			busy[k][i] = cpu[k][i] / wall[k][i];
+		qsort(busy[k], (size_t)nb, sizeof(double), compare_doubles);
 		qsort(cpu[k], (size_t)ab.rounds, sizeof(double), compare_doubles);
+		qsort(wall[k], (size_t)ab.rounds, sizeof(double), compare_doubles);
+	}
+	printf("%zu poses, %d rounds: wall us per pair, median A %.3f B %.3f; cores busy A %.2f B %.2f\n", m, ab.rounds,
+	       1e6 * wall[0][ab.rounds / 2] / m, 1e6 * wall[1][ab.rounds / 2] / m, busy[0][nb / 2], busy[1][nb / 2]);
 	printf("%zu poses, %d rounds: CPU us per pair, median A %.3f B %.3f; B / A paired: median %.3f, quartiles %.3f "
 	       "%.3f\n",
 	       m, ab.rounds, 1e6 * cpu[0][ab.rounds / 2] / m, 1e6 * cpu[1][ab.rounds / 2] / m, ratio[ab.rounds / 2],
