@@ -231,17 +231,17 @@ int main(int argc, char **argv)
 	qsort(ratio, (size_t)ab.rounds, sizeof(double), compare_doubles);
 	// Cores busy: a batch's CPU time over its wall time, the median of the
 	// rounds (the wall time is what a rate over peers on all cores sees).
-	double busy[2][64] = {{0}};
-	int nb = ab.rounds < 64 ? ab.rounds : 64;
+	double *busy[2];
 	for (int k = 0; k < 2; k++) {
-		for (int i = 0; i < nb; i++)
+		busy[k] = bench_calloc((size_t)ab.rounds, sizeof(double));
+		for (int i = 0; i < ab.rounds; i++)
 			busy[k][i] = cpu[k][i] / wall[k][i];
-		qsort(busy[k], (size_t)nb, sizeof(double), compare_doubles);
+		qsort(busy[k], (size_t)ab.rounds, sizeof(double), compare_doubles);
 		qsort(cpu[k], (size_t)ab.rounds, sizeof(double), compare_doubles);
 		qsort(wall[k], (size_t)ab.rounds, sizeof(double), compare_doubles);
 	}
 	printf("%zu poses, %d rounds: wall us per pair, median A %.3f B %.3f; cores busy A %.2f B %.2f\n", m, ab.rounds,
-	       1e6 * wall[0][ab.rounds / 2] / m, 1e6 * wall[1][ab.rounds / 2] / m, busy[0][nb / 2], busy[1][nb / 2]);
+	       1e6 * wall[0][ab.rounds / 2] / m, 1e6 * wall[1][ab.rounds / 2] / m, busy[0][ab.rounds / 2], busy[1][ab.rounds / 2]);
 	printf("%zu poses, %d rounds: CPU us per pair, median A %.3f B %.3f; B / A paired: median %.3f, quartiles %.3f "
 	       "%.3f\n",
 	       m, ab.rounds, 1e6 * cpu[0][ab.rounds / 2] / m, 1e6 * cpu[1][ab.rounds / 2] / m, ratio[ab.rounds / 2],
