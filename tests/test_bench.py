@@ -215,6 +215,13 @@ def test_early_accept_off():
             check(on and on[0]["collide_fraction"] == run["collide_fraction"],
                   "%s: collide fraction %r, with the early accepts %r" % (where, run["collide_fraction"],
                                                                           on and on[0]["collide_fraction"]))
+            check(run.get("answers_differ_from_early_accept") == 0,
+                  "%s: %r answers differ from the run with the early accepts" % (where, run.get("answers_differ_from_early_accept")))
+            # Timed side by side with the default run: the same number of
+            # speed runs and runs with timestamps, taken in turns.
+            check(on and len(figures_of(run)["pairs_per_second"]["samples"]) ==
+                  len(figures_of(on[0])["pairs_per_second"]["samples"]),
+                  "%s: not as many speed runs as the run with the early accepts" % where)
             check(run["decided_by"]["cube_map"] == 0, "%s: %d pairs early accepted" % (where, run["decided_by"]["cube_map"]))
             check(on and on[0]["decided_by"]["cube_map"] > 0, "%s: the default run accepted none early" % where)
             check("ratio_over_fcl-all" in figures_of(run) or not r["peers"], "%s: no ratio over FCL" % where)

@@ -4,6 +4,7 @@
 // and cube resolution, approx mode's answers set against exact mode's, and
 // the peers run on the same poses, every run's speed then divided by
 // theirs.
+#include <assert.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
@@ -234,58 +235,126 @@ static vkcol_result timed_run(bench *b, vkcol_batch_desc *bd, vkcol_pair_result 
 	return r;
 }
 
-// Times one batch size in one mode: a warm-up (and on a GPU, full batches
-// for b->warmup_seconds), `repeat` speed runs (fewer
-// when they pass max_seconds), `timed_repeat` runs with timestamps. Leaves
-// the answers in m->results. Returns the run's JSON, or NULL after a
-// device failure (*status set).
-static json_object *measure(bench *b, measurement *m, const char *id, int *status)
-{
-	const bool exact = m->mode == VKCOL_MODE_EXACT;
-	vkcol_batch_desc bd = {.pairs = m->pairs, .mode = m->mode, .vertex_budget = m->vertex_budget, .flags = m->flags};
-	vkcol_result r;
-	double dt, spent = 0;
-	uint64_t done = 0;
-	int interrupted = 0;
-	// The warm-up compiles pipelines and fills the pool after a mesh change.
-	bd.pair_count = m->batch < 4096 ? m->batch : 4096;
-	if ((r = timed_run(b, &bd, m->results, &dt, &done, &interrupted)) != VKCOL_SUCCESS)
-		goto failed;
-	bd.pair_count = m->batch;
-	// On a GPU, full batches until its clocks are up again after the peers
-	// (and the pool has grown to the batch): without this the first runs of
-	// a case ran 3-5 times slower than the same code in the runs after.
-	int warm_runs = 0;
-	while (spent < b->warmup_seconds && warm_runs < 1000) {
-		if ((r = timed_run(b, &bd, m->results, &dt, &done, &interrupted)) != VKCOL_SUCCESS)
-			goto failed;
-		spent += dt;
-		warm_runs++;
-	}
-	interrupted = 0;
-	spent = 0;
-	double rates[MAX_REPEAT];
-	int n = 0;
-	while (n < b->set.repeat && (n == 0 || spent < b->set.max_seconds)) {
-		if ((r = timed_run(b, &bd, m->results, &dt, &done, &interrupted)) != VKCOL_SUCCESS)
-			goto failed;
-		spent += dt;
-		rates[n++] = (double)done / (dt > 0 ? dt : 1e-9);
-	}
+// What the runs of one measurement collected.
+typedef struct samples {
+	vkcol_batch_desc bd;
+	int warm_runs, interrupted;
+	double spent, rates[MAX_REPEAT];
+	int n;
 	vkcol_batch_stats timed[MAX_REPEAT];
 	double walls[MAX_REPEAT];
-	int nt = 0;
-	bd.flags = m->flags | VKCOL_BATCH_TIMESTAMPS;
-	spent = 0;
-	while (nt < b->set.timed_repeat && (nt == 0 || spent < b->set.max_seconds)) {
-		bd.stats = &timed[nt];
+	int nt;
+} samples;
+
+// The warm-up of one measurement: one batch of at most 4,096 pairs (it
+// compiles pipelines and fills the pool after a mesh change), then on a
+// GPU full batches for b->warmup_seconds, until its clocks are up again
+// after the peers and the pool has grown to the batch (without them the
+// first runs of a case ran 3-5 times slower than the same code in the
+// runs after).
+static vkcol_result warm_up(bench *b, measurement *m, samples *sm)
+{
+	sm->bd = (vkcol_batch_desc){.pairs = m->pairs, .mode = m->mode, .vertex_budget = m->vertex_budget, .flags = m->flags};
+	double dt, spent = 0;
+	uint64_t done = 0;
+	vkcol_result r;
+	sm->bd.pair_count = m->batch < 4096 ? m->batch : 4096;
+	if ((r = timed_run(b, &sm->bd, m->results, &dt, &done, &sm->interrupted)) != VKCOL_SUCCESS)
+		return r;
+	sm->bd.pair_count = m->batch;
+	while (spent < b->warmup_seconds && sm->warm_runs < 1000) {
+		if ((r = timed_run(b, &sm->bd, m->results, &dt, &done, &sm->interrupted)) != VKCOL_SUCCESS)
+			return r;
+		spent += dt;
+		sm->warm_runs++;
+	}
+	sm->interrupted = 0;
+	return VKCOL_SUCCESS;
+}
+
+// One speed run (timed: false) or one run with timestamps (true).
+static vkcol_result sample(bench *b, measurement *m, samples *sm, bool timed)
+{
+	uint64_t done = 0;
+	double dt;
+	vkcol_result r;
+	if (!timed) {
+		sm->bd.flags = m->flags;
+		sm->bd.stats = NULL;
+		if ((r = timed_run(b, &sm->bd, m->results, &dt, &done, &sm->interrupted)) != VKCOL_SUCCESS)
+			return r;
+		sm->spent += dt;
+		sm->rates[sm->n++] = (double)done / (dt > 0 ? dt : 1e-9);
+	} else {
+		sm->bd.flags = m->flags | VKCOL_BATCH_TIMESTAMPS;
+		sm->bd.stats = &sm->timed[sm->nt];
 		// Its answers go to the same array: they are the same (tests/test_timing.c).
-		if ((r = timed_run(b, &bd, m->results, &walls[nt], &done, &interrupted)) != VKCOL_SUCCESS)
-			goto failed;
-		spent += walls[nt++];
+		if ((r = timed_run(b, &sm->bd, m->results, &sm->walls[sm->nt], &done, &sm->interrupted)) != VKCOL_SUCCESS)
+			return r;
+		sm->spent += sm->walls[sm->nt++];
 	}
 	m->answered = done;
+	return VKCOL_SUCCESS;
+}
 
+static json_object *run_json(bench *b, const measurement *m, const char *id, const samples *sm);
+
+// Times `count` measurements (one batch size in one mode each) side by
+// side: each one's warm-up, then `repeat` speed runs (fewer when they pass
+// max_seconds) and `timed_repeat` runs with timestamps, taking turns, so
+// that a device whose clocks drift during a case (a GPU after the peers'
+// idle seconds) weighs on each alike. Leaves each one's answers in its
+// results. runs[i] gets measurement i's JSON; returns false after a device
+// failure (*status set, runs all NULL).
+#define MAX_SIDE_BY_SIDE 2
+static bool measure_side_by_side(bench *b, measurement *ms, const char *const *ids, int count, json_object **runs,
+                                 int *status)
+{
+	samples sm[MAX_SIDE_BY_SIDE] = {0};
+	vkcol_result r = VKCOL_SUCCESS;
+	int at = 0;
+	assert(count >= 1 && count <= MAX_SIDE_BY_SIDE);
+	for (at = 0; at < count; at++)
+		if ((r = warm_up(b, &ms[at], &sm[at])) != VKCOL_SUCCESS)
+			goto failed;
+	for (int timed = 0; timed < 2; timed++) {
+		int repeat = timed ? b->set.timed_repeat : b->set.repeat;
+		for (int k = 0; k < repeat; k++) {
+			bool over = false;
+			for (int i = 0; i < count; i++)
+				over |= sm[i].spent >= b->set.max_seconds;
+			if (k > 0 && over)
+				break;
+			for (at = 0; at < count; at++)
+				if ((r = sample(b, &ms[at], &sm[at], timed)) != VKCOL_SUCCESS)
+					goto failed;
+		}
+		for (int i = 0; i < count; i++)
+			sm[i].spent = 0;
+	}
+	for (int i = 0; i < count; i++)
+		runs[i] = run_json(b, &ms[i], ids[i], &sm[i]);
+	return true;
+failed:
+	for (int i = 0; i < count; i++)
+		runs[i] = NULL;
+	*status = report_failure(&b->log, ids[at], r);
+	return false;
+}
+
+static json_object *measure(bench *b, measurement *m, const char *id, int *status)
+{
+	json_object *run;
+	return measure_side_by_side(b, m, &id, 1, &run, status) ? run : NULL;
+}
+
+// A measurement's run as the report holds it.
+static json_object *run_json(bench *b, const measurement *m, const char *id, const samples *sm)
+{
+	const bool exact = m->mode == VKCOL_MODE_EXACT;
+	const int warm_runs = sm->warm_runs, interrupted = sm->interrupted, n = sm->n, nt = sm->nt;
+	const double *rates = sm->rates, *walls = sm->walls;
+	const vkcol_batch_stats *timed = sm->timed;
 	json_object *run = json_object_new_object();
 	json_object_object_add(run, "id", json_object_new_string(id));
 	json_object_object_add(run, "mode", json_object_new_string(exact ? "exact" : "approx"));
@@ -370,9 +439,6 @@ static json_object *measure(bench *b, measurement *m, const char *id, int *statu
 	json_object_object_add(run, "figures", f);
 	json_object_object_add(run, "timed", stats_json(&timed[nt - 1], walls[nt - 1]));
 	return run;
-failed:
-	*status = report_failure(&b->log, id, r);
-	return NULL;
 }
 
 // ---------------------------------------------------------------------------
@@ -584,7 +650,8 @@ int bench_run_case(bench *b, const case_spec *cs, json_object *cases)
 	const char *why = NULL;
 	bool same = !strcmp(cs->a, cs->b);
 	vkcol_pair *pairs = NULL, *batch_pairs = NULL;
-	vkcol_pair_result *results = NULL, *exact_answers = NULL, *approx_answers = NULL, *peer_answers = NULL;
+	vkcol_pair_result *results = NULL, *exact_answers = NULL, *approx_answers = NULL, *peer_answers = NULL,
+	                  *off_answers = NULL;
 	memset(&mb, 0, sizeof(mb));
 	if (!mesh_import(b, cs->a, NULL, &ma, &why) || (!same && !mesh_import(b, cs->b, &ma, &mb, &why))) {
 		const loaded_mesh *failed = same || !ma.im.positions ? &ma : &mb;
@@ -623,7 +690,8 @@ int bench_run_case(bench *b, const case_spec *cs, json_object *cases)
 	exact_answers = calloc(cs->count, sizeof(*exact_answers));
 	approx_answers = calloc(cs->count, sizeof(*approx_answers));
 	peer_answers = calloc(cs->count, sizeof(*peer_answers));
-	if (!pairs || !results || !exact_answers || !approx_answers || !peer_answers ||
+	off_answers = cs->accept_off ? calloc(cs->count, sizeof(*off_answers)) : NULL;
+	if (!pairs || !results || !exact_answers || !approx_answers || !peer_answers || (cs->accept_off && !off_answers) ||
 	    (largest > cs->count && !batch_pairs)) {
 		error_line("%s: out of host memory for %" PRIu64 " pairs", id, largest);
 		status = EXIT_RUNTIME;
@@ -671,7 +739,7 @@ int bench_run_case(bench *b, const case_spec *cs, json_object *cases)
 		batches[nb] = cs->batches[nb];
 	if (nb == 0)
 		batches[nb++] = cs->count;
-	bool have_exact = false;
+	bool have_exact = false, measured_off = false;
 	uint64_t exact_answered = 0, approx_answered = 0;
 	for (int k = 0; k < MAX_RESOLUTIONS && (k == 0 || cs->resolutions[k]); k++) {
 		uint32_t res = k == 0 ? res0 : cs->resolutions[k];
@@ -706,10 +774,33 @@ int bench_run_case(bench *b, const case_spec *cs, json_object *cases)
 					snprintf(rid, sizeof rid, "%s-r%u-b%" PRIu64, mode == 0 ? "exact" : "approx", res, batches[i]);
 				else
 					snprintf(rid, sizeof rid, "%s-b%" PRIu64, mode == 0 ? "exact" : "approx", batches[i]);
-				json_object *run = measure(b, &m, rid, &status);
-				if (!run)
+				// Exact mode without its early accepts (the traversal alone:
+				// issue 29 asks it to beat FCL too), at the first resolution,
+				// on the whole set, timed side by side with the default.
+				bool with_off = vm == VKCOL_MODE_EXACT && k == 0 && cs->accept_off && batches[i] == cs->count;
+				json_object *run, *two[2];
+				if (with_off) {
+					measurement both[2] = {m, {VKCOL_MODE_EXACT, cs->count, res, 0, pairs, off_answers, 0,
+					                           VKCOL_BATCH_NO_EARLY_ACCEPT}};
+					char off_id[64];
+					snprintf(off_id, sizeof off_id, "exact-noaccept-b%" PRIu64, cs->count);
+					const char *ids[2] = {rid, off_id};
+					if (!measure_side_by_side(b, both, ids, 2, two, &status))
+						goto cleanup;
+					m = both[0];
+					run = two[0];
+					// The same answers, pair by pair.
+					uint64_t compared = m.answered < both[1].answered ? m.answered : both[1].answered, differ = 0;
+					for (uint64_t j = 0; j < compared; j++)
+						differ += (results[j].collide != 0) != (off_answers[j].collide != 0);
+					bench_add(two[1], "answers_differ_from_early_accept", bench_number((double)differ));
+					measured_off = true;
+				} else if (!(run = measure(b, &m, rid, &status))) {
 					goto cleanup;
+				}
 				json_object_array_add(runs, run);
+				if (with_off)
+					json_object_array_add(runs, two[1]);
 				if (batches[i] == cs->count) {
 					memcpy(vm == VKCOL_MODE_EXACT ? exact_answers : approx_answers, results,
 					       cs->count * sizeof(*results));
@@ -723,10 +814,9 @@ int bench_run_case(bench *b, const case_spec *cs, json_object *cases)
 			if (vm == VKCOL_MODE_APPROX && have_exact && both > 0)
 				json_object_array_add(accuracy, accuracy_json(exact_answers, approx_answers, both, res, 0));
 		}
-		// Exact mode without its early accepts, at the first resolution, on
-		// the whole set: the traversal alone (issue 29 asks it to beat FCL
-		// too). The same answers.
-		if (k == 0 && cs->accept_off && have_exact) {
+		// A case whose batches leave out the whole set: the run without
+		// the early accepts on its own.
+		if (k == 0 && cs->accept_off && have_exact && !measured_off) {
 			measurement m = {VKCOL_MODE_EXACT, cs->count, res, 0, pairs, results, 0, VKCOL_BATCH_NO_EARLY_ACCEPT};
 			char rid[64];
 			snprintf(rid, sizeof rid, "exact-noaccept-b%" PRIu64, cs->count);
@@ -821,6 +911,7 @@ cleanup:
 	free(exact_answers);
 	free(approx_answers);
 	free(peer_answers);
+	free(off_answers);
 	return status;
 }
 
