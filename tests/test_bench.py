@@ -520,6 +520,9 @@ def test_warmup():
         runs = [x for c in r["cases"] for x in c["runs"]]
         check(runs and all(x.get("warmup_runs", 0) >= 1 for x in runs), "warmup_runs %r" %
               [(x["id"], x.get("warmup_runs")) for x in runs])
+        # At least the time asked for, at most six times it (and a batch).
+        check(all(0.05 <= x.get("warmup_seconds", 0) <= 0.3 + 1.0 for x in runs), "warmup_seconds %r" %
+              [(x["id"], x.get("warmup_seconds")) for x in runs])
         for bad in ("-1", "61", "x"):
             rc, _, err = run("bench", "--warmup", bad, "--out", d)
             check(rc == 2 and "--warmup needs seconds from 0 to 60" in err, "--warmup %s: %d %s" % (bad, rc, err))

@@ -62,7 +62,8 @@ static const char *const bench_help[] = {
 	"                      (default /usr/share/assimp/models)\n"
 	"  --repeat N          speed measurements per figure (default 3; --quick 2)\n"
 	"  --warmup SECONDS    full batches before each measurement, so that a GPU's\n"
-	"                      clocks are up (default 0.5 on a GPU, --quick 0.25,\n"
+	"                      clocks are up: at least this long, and on until their\n"
+	"                      rate settles (default 0.5 on a GPU, --quick 0.25,\n"
 	"                      --smoke 0.05; 0 on a CPU device such as lavapipe)\n"
 	"  --keep-work         keep DIR/work (meshes and pose files the peers read)\n"
 	"  --quiet             no progress lines\n",
@@ -96,8 +97,9 @@ const command bench_command = {
 // shared with other work (the quick suite about a minute, the default under
 // ten); on a GPU the device's part shrinks and the peers' remains. A GPU
 // idle while the peers ran lowers its clocks: each measurement there first
-// runs its full batch for gpu_warmup_seconds (a CPU device has no such
-// state, and a full batch on lavapipe costs seconds).
+// runs its full batch for at least gpu_warmup_seconds, until its rate
+// settles (bench_case.c, warm_up; a CPU device has no such state, and a
+// full batch on lavapipe costs seconds).
 static const settings smoke_settings = {"smoke", 1, 1, 2.0, 200, 20, 1, 1, 0.01, 0.05};
 static const settings quick_settings = {"quick", 2, 1, 4.0, 2000, 100, 2, 3, 0.05, 0.25};
 static const settings default_settings = {"default", 3, 2, 6.0, 10000, 200, 3, 5, 0.05, 0.5};

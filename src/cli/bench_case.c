@@ -239,6 +239,7 @@ static vkcol_result timed_run(bench *b, vkcol_batch_desc *bd, vkcol_pair_result 
 typedef struct samples {
 	vkcol_batch_desc bd;
 	int warm_runs, interrupted;
+	double warmup_spent; // seconds of full batches in the warm-up
 	double spent, rates[MAX_REPEAT];
 	int n;
 	vkcol_batch_stats timed[MAX_REPEAT];
@@ -248,25 +249,41 @@ typedef struct samples {
 
 // The warm-up of one measurement: one batch of at most 4,096 pairs (it
 // compiles pipelines and fills the pool after a mesh change), then on a
-// GPU full batches for b->warmup_seconds, until its clocks are up again
-// after the peers and the pool has grown to the batch (without them the
-// first runs of a case ran 3-5 times slower than the same code in the
-// runs after).
+// GPU full batches until its clocks are up again after the peers and the
+// pool has grown to the batch. Without them the first runs of a case ran
+// 3-5 times slower than the same code in the runs after (H100); with a
+// fixed 0.5 s a case's first measurement still ran 1.3-1.6x slower than
+// its later ones, warm-up and speed runs alike (H200). So the batches go
+// on in windows of half b->warmup_seconds, for at least b->warmup_seconds,
+// until a window's rate is within WARMUP_SETTLED of the window before, and
+// for at most WARMUP_LONGEST times b->warmup_seconds.
+#define WARMUP_SETTLED 0.03
+#define WARMUP_LONGEST 6.0
 static vkcol_result warm_up(bench *b, measurement *m, samples *sm)
 {
 	sm->bd = (vkcol_batch_desc){.pairs = m->pairs, .mode = m->mode, .vertex_budget = m->vertex_budget, .flags = m->flags};
-	double dt, spent = 0;
-	uint64_t done = 0;
+	double dt, window_seconds = 0, last_rate = 0;
+	uint64_t done = 0, window_pairs = 0;
 	vkcol_result r;
 	sm->bd.pair_count = m->batch < 4096 ? m->batch : 4096;
 	if ((r = timed_run(b, &sm->bd, m->results, &dt, &done, &sm->interrupted)) != VKCOL_SUCCESS)
 		return r;
 	sm->bd.pair_count = m->batch;
-	while (spent < b->warmup_seconds && sm->warm_runs < 1000) {
+	while (b->warmup_seconds > 0 && sm->warmup_spent < WARMUP_LONGEST * b->warmup_seconds && sm->warm_runs < 10000) {
 		if ((r = timed_run(b, &sm->bd, m->results, &dt, &done, &sm->interrupted)) != VKCOL_SUCCESS)
 			return r;
-		spent += dt;
+		sm->warmup_spent += dt;
 		sm->warm_runs++;
+		window_seconds += dt;
+		window_pairs += done;
+		if (window_seconds < 0.5 * b->warmup_seconds)
+			continue;
+		double rate = (double)window_pairs / window_seconds;
+		if (sm->warmup_spent >= b->warmup_seconds && last_rate > 0 && fabs(rate - last_rate) <= WARMUP_SETTLED * last_rate)
+			break;
+		last_rate = rate;
+		window_seconds = 0;
+		window_pairs = 0;
 	}
 	sm->interrupted = 0;
 	return VKCOL_SUCCESS;
@@ -364,8 +381,10 @@ static json_object *run_json(bench *b, const measurement *m, const char *id, con
 		bench_add(run, "vertex_budget", bench_number(m->vertex_budget));
 	if (m->flags & VKCOL_BATCH_NO_EARLY_ACCEPT)
 		json_object_object_add(run, "early_accept", json_object_new_boolean(false));
-	if (warm_runs)
+	if (warm_runs) {
 		bench_add(run, "warmup_runs", bench_number(warm_runs));
+		bench_add(run, "warmup_seconds", bench_number(sm->warmup_spent));
+	}
 	if (interrupted) {
 		bench_add(run, "interrupted_runs", bench_number(interrupted));
 		bench_add(run, "answered", bench_number((double)m->answered));
