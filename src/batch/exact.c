@@ -125,6 +125,9 @@ uint32_t exact_policy(const batch_scope *s)
 	return s->gpu->props.deviceType == VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU ? EXACT_DISCRETE_POLICY : 0u;
 }
 
+// Traversal levels per submission of vkcol_batch_run (exact_pass).
+#define EXACT_LEVELS_PER_SUBMIT 8u
+
 // Entries of the device's triangle-pair list per chunk (16 bytes each).
 #define EXACT_LIST_MAX (1u << 20)
 
@@ -318,15 +321,21 @@ static void listed_pass(batch_scope *s, VkCommandBuffer cmd, const exact_buffers
 	mark(s, timer, cmd, BATCH_TIMER_TAG(VKCOL_TIMED_CUBE_MAP, BATCH_TIMER_NO_LEVEL));
 }
 
-void exact_record_chunk(batch_scope *s, VkCommandBuffer cmd, const exact_buffers *b, uint32_t n,
+static vkcol_exact_params chunk_params(const exact_buffers *b, uint32_t n)
+{
+	return (vkcol_exact_params){n,         MESH_MAX_COUNT, b->capacity, 0,
+	                            b->flags,  b->list_capacity, b->budget, b->dive_base,
+	                            b->leaf_base, b->obb_base, b->seed_budget, b->scout_budget};
+}
+
+// The passes before the levels: the counters cleared, setup, search, walk.
+static void record_head(batch_scope *s, VkCommandBuffer cmd, const exact_buffers *b, uint32_t n,
                         const gpu_indirect *per_pair, batch_timer *timer)
 {
 	s->gpu->vk.vkCmdFillBuffer(cmd, b->counters.buffer, 0, VK_WHOLE_SIZE, 0);
 	mark(s, timer, cmd, BATCH_TIMER_TAG(VKCOL_TIMED_SETUP, BATCH_TIMER_NO_LEVEL));
 	gpu_barrier_all(s->gpu, cmd);
-	vkcol_exact_params params = {n,         MESH_MAX_COUNT, b->capacity, 0,
-	                             b->flags,  b->list_capacity, b->budget, b->dive_base,
-	                             b->leaf_base, b->obb_base, b->seed_budget, b->scout_budget};
+	vkcol_exact_params params = chunk_params(b, n);
 	uint32_t groups = (n + VKCOL_WORKGROUP_SIZE - 1) / VKCOL_WORKGROUP_SIZE;
 	// The setup lists the pairs it leaves undecided in the frontier that
 	// level 0 writes (it is bound as level 0); the search pass reads
@@ -344,9 +353,14 @@ void exact_record_chunk(batch_scope *s, VkCommandBuffer cmd, const exact_buffers
 	            VKCOL_ARGS_SEARCH);
 	listed_pass(s, cmd, b, timer, &params, VKCOL_ARGS_FOR_WALK, EXACT_WALK, b->sets[EXACT_WALK][0],
 	            VKCOL_ARGS_WALK);
-	// Two levels more than the traversal needs: the last leaf pairs'
-	// separating axes, then their confirmations.
-	for (uint32_t level = 0; level <= b->levels + 1; level++) {
+}
+
+// Levels [from, to) of the traversal (level_count: all of them).
+static void record_levels(batch_scope *s, VkCommandBuffer cmd, const exact_buffers *b, uint32_t n, uint32_t from,
+                          uint32_t to, batch_timer *timer)
+{
+	vkcol_exact_params params = chunk_params(b, n);
+	for (uint32_t level = from; level < to; level++) {
 		uint32_t parity = level & 1;
 		gpu_barrier_all(s->gpu, cmd);
 		params.level = level;
@@ -379,6 +393,14 @@ void exact_record_chunk(batch_scope *s, VkCommandBuffer cmd, const exact_buffers
 			mark(s, timer, cmd, BATCH_TIMER_TAG(passes[k].timed, level));
 		}
 	}
+}
+
+// The answer pass (containment), then a barrier.
+static void record_tail(batch_scope *s, VkCommandBuffer cmd, const exact_buffers *b, uint32_t n,
+                        const gpu_indirect *per_pair, batch_timer *timer)
+{
+	vkcol_exact_params params = chunk_params(b, n);
+	uint32_t groups = (n + VKCOL_WORKGROUP_SIZE - 1) / VKCOL_WORKGROUP_SIZE;
 	gpu_barrier_all(s->gpu, cmd);
 	if (per_pair)
 		gpu_pipeline_dispatch_indirect(s->gpu, cmd, b->pipes[EXACT_CONTAIN], b->sets[EXACT_CONTAIN][0], &params,
@@ -387,6 +409,33 @@ void exact_record_chunk(batch_scope *s, VkCommandBuffer cmd, const exact_buffers
 		gpu_pipeline_dispatch(s->gpu, cmd, b->pipes[EXACT_CONTAIN], b->sets[EXACT_CONTAIN][0], &params, groups);
 	mark(s, timer, cmd, BATCH_TIMER_TAG(VKCOL_TIMED_CONTAINMENT, BATCH_TIMER_NO_LEVEL));
 	gpu_barrier_all(s->gpu, cmd);
+}
+
+// Two levels more than the traversal needs: the last leaf pairs' separating
+// axes, then their confirmations.
+static uint32_t level_count(const exact_buffers *b)
+{
+	return b->levels + 2;
+}
+
+void exact_record_chunk(batch_scope *s, VkCommandBuffer cmd, const exact_buffers *b, uint32_t n,
+                        const gpu_indirect *per_pair, batch_timer *timer)
+{
+	record_head(s, cmd, b, n, per_pair, timer);
+	record_levels(s, cmd, b, n, 0, level_count(b), timer);
+	record_tail(s, cmd, b, n, per_pair, timer);
+}
+
+// Has level `level` anything to do: items in any region of the frontier it
+// reads, or triangle pairs the level before left for its leaf passes? The
+// counts the level before wrote (exact_args.comp reads the same). When it
+// has none, no later level has any.
+static bool level_pending(const uint32_t *counters, uint32_t level)
+{
+	uint32_t in = level & 1u;
+	return counters[VKCOL_COUNTER_BREADTH + in] || counters[VKCOL_COUNTER_DIVE + in] ||
+	       counters[VKCOL_COUNTER_LEAF + in] || counters[VKCOL_COUNTER_CAND + in] ||
+	       counters[VKCOL_COUNTER_CONFIRM + in];
 }
 
 // Answers `count` pairs in chunks of b->chunk: pair i of the pass is
@@ -408,12 +457,34 @@ static vkcol_result exact_pass(batch_scope *s, exact_buffers *b, const vkcol_pai
 		pairs_upload(s, pairs, n, at, exact_in_double(s), NULL, b->pairs.mapped);
 		if (stats)
 			batch_timer_host(&b->timer, start, &stats->upload_seconds);
-		VkCommandBuffer cmd;
-		TRY(gpu_begin_once(s->gpu, &cmd));
-		batch_timer_begin(s, &b->timer, cmd, 0);
-		exact_record_chunk(s, cmd, b, n, NULL, &b->timer);
-		TRY(gpu_submit_once(s->gpu, cmd));
-		TRY(batch_timer_collect(s, &b->timer, 0));
+		// The levels go in submissions of EXACT_LEVELS_PER_SUBMIT: after
+		// each the host reads whether the next level has anything to do,
+		// and when it has not, the answer pass follows at once (the tree
+		// depths bound the levels, while most chunks' items die out long
+		// before: each empty level costs its passes' dispatches all the same).
+		const uint32_t total = level_count(b);
+		uint32_t next = 0;
+		while (next <= total) {
+			bool pending = true;
+			if (next > 0 && next < total) {
+				TRY(gpu_buffer_host_read(s->gpu, &b->counters));
+				pending = level_pending(b->counters.mapped, next);
+			}
+			uint32_t to = !pending ? total : next + EXACT_LEVELS_PER_SUBMIT < total ? next + EXACT_LEVELS_PER_SUBMIT
+			                                                                          : total;
+			VkCommandBuffer cmd;
+			TRY(gpu_begin_once(s->gpu, &cmd));
+			batch_timer_begin(s, &b->timer, cmd, 0);
+			if (next == 0)
+				record_head(s, cmd, b, n, NULL, &b->timer);
+			if (pending)
+				record_levels(s, cmd, b, n, next, to, &b->timer);
+			if (to == total)
+				record_tail(s, cmd, b, n, NULL, &b->timer);
+			TRY(gpu_submit_once(s->gpu, cmd));
+			TRY(batch_timer_collect(s, &b->timer, 0));
+			next = to == total ? total + 1 : to;
+		}
 		start = batch_now();
 		TRY(gpu_buffer_host_read(s->gpu, &b->results));
 		TRY(gpu_buffer_host_read(s->gpu, &b->counters));
