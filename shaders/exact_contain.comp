@@ -86,17 +86,33 @@ uint ray_parity(vkcol_gpu_mesh m, real3 o_real, vec3 d_float, real slack)
 	return unclear ? 2u : crossings & 1u;
 }
 
+// The first ray's direction: towards the face of m's box nearest x, tilted
+// off that axis (so that it runs along no face or edge of an axis-aligned
+// mesh): it leaves the box, and the tree's boxes, soonest. A point near the
+// surface of a body but outside it, as most of the pairs the traversal
+// proves apart, otherwise sent its ray across the whole body.
+vec3 exit_direction(vkcol_gpu_mesh m, vec3 x)
+{
+	vec3 below = x - box_min(m), above = box_max(m) - x, gap = min(below, above);
+	vec3 side = mix(vec3(-1.0), vec3(1.0), lessThan(above, below));
+	vec3 d = gap.x <= gap.y && gap.x <= gap.z ? vec3(side.x, 0.2847, -0.1731)
+	         : gap.y <= gap.z                 ? vec3(0.2153, side.y, 0.1592)
+	                                          : vec3(-0.1838, 0.2467, side.z);
+	return normalize(d);
+}
+
 // Is the point inside m: 1, 0, or 2 when no ray can tell (the point lies
 // within slack of m's surface, or every ray met an edge or a sliver)? The
-// first ray that can tell decides by its parity.
+// first ray that can tell decides by its parity: towards the nearest face
+// of m's box, then three fixed directions.
 uint inside(vkcol_gpu_mesh m, real3 point, real slack)
 {
 	const vec3 dirs[3] = vec3[3](normalize(vec3(0.5773503, 0.5773397, 0.5773609)),
 	                             normalize(vec3(-0.2672612, 0.8017837, -0.5345225)),
 	                             normalize(vec3(0.8164966, -0.4082483, -0.4082483)));
 	uint parity = 2u;
-	for (int k = 0; k < 3 && parity == 2u; k++)
-		parity = ray_parity(m, point, dirs[k], slack);
+	for (int k = 0; k < 4 && parity == 2u; k++)
+		parity = ray_parity(m, point, k == 0 ? exit_direction(m, vec3(point)) : dirs[k - 1], slack);
 	return parity;
 }
 
