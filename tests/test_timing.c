@@ -108,6 +108,19 @@ static void test_exact_timed(void)
 	ENSURE_MSG(levels >= inside * (1 - 1e-9) && levels <= inside + t.stage_seconds[VKCOL_TIMED_SETUP] + 1e-9,
 	           "levels %g s, traversal and leaves %g s", levels, inside);
 	ENSURE(t.level_seconds[0] > 0 && t.level_seconds[127] == 0);
+	// vkcol_batch_run submits the levels eight at a time and stops once
+	// the next has nothing to do (exact.c): no level is timed past the
+	// first multiple of eight after the last level with items and the two
+	// after it (their triangle tests and confirmations), although the
+	// trees' depths allow more.
+	int last_timed = -1;
+	for (int l = 0; l < 128; l++)
+		if (t.level_seconds[l] > 0)
+			last_timed = l;
+	int bound = ((int)t.levels + 3 + 7) / 8 * 8;
+	printf("     levels with items %u, last level timed %d (bound %d)\n", t.levels, last_timed, bound);
+	ENSURE_MSG(last_timed >= (int)t.levels - 1 && last_timed < bound, "last level timed %d, levels with items %u",
+	           last_timed, t.levels);
 }
 
 // VKCOL_BATCH_TIMESTAMPS writes to the statistics: without them it is an error.
