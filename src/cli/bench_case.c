@@ -799,17 +799,17 @@ int bench_run_case(bench *b, const case_spec *cs, json_object *cases)
 				bool with_off = vm == VKCOL_MODE_EXACT && k == 0 && cs->accept_off && batches[i] == cs->count;
 				json_object *run, *two[2];
 				if (with_off) {
-					measurement both[2] = {m, {VKCOL_MODE_EXACT, cs->count, res, 0, pairs, off_answers, 0,
+					measurement on_off[2] = {m, {VKCOL_MODE_EXACT, cs->count, res, 0, pairs, off_answers, 0,
 					                           VKCOL_BATCH_NO_EARLY_ACCEPT}};
 					char off_id[64];
 					snprintf(off_id, sizeof off_id, "exact-noaccept-b%" PRIu64, cs->count);
 					const char *ids[2] = {rid, off_id};
-					if (!measure_side_by_side(b, both, ids, 2, two, &status))
+					if (!measure_side_by_side(b, on_off, ids, 2, two, &status))
 						goto cleanup;
-					m = both[0];
+					m = on_off[0];
 					run = two[0];
 					// The same answers, pair by pair.
-					uint64_t compared = m.answered < both[1].answered ? m.answered : both[1].answered, differ = 0;
+					uint64_t compared = m.answered < on_off[1].answered ? m.answered : on_off[1].answered, differ = 0;
 					for (uint64_t j = 0; j < compared; j++)
 						differ += (results[j].collide != 0) != (off_answers[j].collide != 0);
 					bench_add(two[1], "answers_differ_from_early_accept", bench_number((double)differ));
