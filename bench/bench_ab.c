@@ -33,7 +33,8 @@ typedef struct build {
 
 typedef struct ab_options {
 	int rounds;
-	int subset; // 0 all, 1 colliding, 2 non-colliding
+	int subset; // 0 all, 1 colliding, 2 non-colliding, 3 by stage (subset_stage)
+	vkcol_stage subset_stage;
 	vkcol_mode mode;
 	uint32_t flags;  // vkcol_batch_flags of every batch
 	uint32_t budget; // vkcol_batch_desc.vertex_budget of every batch
@@ -54,7 +55,19 @@ static int own_option(void *user, const char *arg, const char *value)
 		return ab->rounds >= 3 && ab->rounds <= 1000 ? 2 : 0;
 	}
 	if (!strcmp(arg, "--subset")) {
+		static const struct {
+			const char *name;
+			vkcol_stage stage;
+		} stages[] = {{"bounds", VKCOL_STAGE_BOUNDS},
+		              {"cube_map", VKCOL_STAGE_CUBE_MAP},
+		              {"tree", VKCOL_STAGE_TREE},
+		              {"containment", VKCOL_STAGE_CONTAINMENT}};
 		ab->subset = !strcmp(value, "all") ? 0 : !strcmp(value, "colliding") ? 1 : !strcmp(value, "noncolliding") ? 2 : -1;
+		for (size_t k = 0; k < sizeof stages / sizeof stages[0]; k++)
+			if (!strcmp(value, stages[k].name)) {
+				ab->subset = 3;
+				ab->subset_stage = stages[k].stage;
+			}
 		return ab->subset >= 0 ? 2 : 0;
 	}
 	if (!strcmp(arg, "--flags")) {
@@ -73,7 +86,8 @@ static int own_option(void *user, const char *arg, const char *value)
 }
 
 static const char own_usage[] = "  --rounds R               batches per build (default 40)\n"
-                                "  --subset S               all, colliding or noncolliding (by build A)\n"
+                                "  --subset S               all, colliding, noncolliding, or the poses one stage\n"
+                                "                           decided (bounds, cube_map, tree, containment), by build A\n"
                                 "  --mode M                 approx (default) or exact\n"
                                 "  --flags F                vkcol_batch_flags of every batch (1: no early accept)\n"
                                 "  --budget N               approx mode's vertex budget (default 0: every vertex)\n"
@@ -152,7 +166,8 @@ int main(int argc, char **argv)
 	size_t m = 0;
 	for (size_t i = 0; i < n; i++) {
 		bool keep = ab.subset == 0 || (ab.subset == 1 && r[i].collide) ||
-		            (ab.subset == 2 && !r[i].collide && r[i].stage != VKCOL_STAGE_BOUNDS);
+		            (ab.subset == 2 && !r[i].collide && r[i].stage != VKCOL_STAGE_BOUNDS) ||
+		            (ab.subset == 3 && r[i].stage == ab.subset_stage);
 		if (keep) {
 			b[0].pairs[m] = b[0].pairs[i];
 			b[1].pairs[m] = b[1].pairs[i];
