@@ -758,7 +758,14 @@ int bench_run_case(bench *b, const case_spec *cs, json_object *cases)
 		batches[nb] = cs->batches[nb];
 	if (nb == 0)
 		batches[nb++] = cs->count;
-	bool have_exact = false, measured_off = false;
+	// The run without the early accepts is timed beside the one on the
+	// whole set (case_spec.accept_off).
+	bool whole_set = false;
+	for (int i = 0; i < nb; i++)
+		whole_set |= batches[i] == cs->count;
+	assert(!cs->accept_off || whole_set);
+	(void)whole_set;
+	bool have_exact = false;
 	uint64_t exact_answered = 0, approx_answered = 0;
 	for (int k = 0; k < MAX_RESOLUTIONS && (k == 0 || cs->resolutions[k]); k++) {
 		uint32_t res = k == 0 ? res0 : cs->resolutions[k];
@@ -813,7 +820,6 @@ int bench_run_case(bench *b, const case_spec *cs, json_object *cases)
 					for (uint64_t j = 0; j < compared; j++)
 						differ += (results[j].collide != 0) != (off_answers[j].collide != 0);
 					bench_add(two[1], "answers_differ_from_early_accept", bench_number((double)differ));
-					measured_off = true;
 				} else if (!(run = measure(b, &m, rid, &status))) {
 					goto cleanup;
 				}
@@ -832,17 +838,6 @@ int bench_run_case(bench *b, const case_spec *cs, json_object *cases)
 			uint64_t both = exact_answered < approx_answered ? exact_answered : approx_answered;
 			if (vm == VKCOL_MODE_APPROX && have_exact && both > 0)
 				json_object_array_add(accuracy, accuracy_json(exact_answers, approx_answers, both, res, 0));
-		}
-		// A case whose batches leave out the whole set: the run without
-		// the early accepts on its own.
-		if (k == 0 && cs->accept_off && have_exact && !measured_off) {
-			measurement m = {VKCOL_MODE_EXACT, cs->count, res, 0, pairs, results, 0, VKCOL_BATCH_NO_EARLY_ACCEPT};
-			char rid[64];
-			snprintf(rid, sizeof rid, "exact-noaccept-b%" PRIu64, cs->count);
-			json_object *run = measure(b, &m, rid, &status);
-			if (!run)
-				goto cleanup;
-			json_object_array_add(runs, run);
 		}
 		// Approx mode's vertex budgets, at the first resolution, on the
 		// whole set: speed, and the disagreement with exact mode.

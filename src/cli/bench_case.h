@@ -44,7 +44,8 @@ typedef struct case_spec {
 	uint32_t builds;    // mesh builds timed (their spread), at the first resolution
 	bool peers;
 	uint32_t budgets[MAX_RESOLUTIONS]; // 0-terminated: approx mode's vertex budgets, at the first resolution
-	bool accept_off;    // exact mode also without its early accepts (VKCOL_BATCH_NO_EARLY_ACCEPT), on the whole set
+	bool accept_off;    // exact mode also without its early accepts (VKCOL_BATCH_NO_EARLY_ACCEPT), on the whole set,
+	                    // timed side by side with the run on it (count must be among the batches)
 } case_spec;
 
 // The suite's run: its settings, the device's context, where things are.
