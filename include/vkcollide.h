@@ -588,9 +588,9 @@ typedef enum vkcol_batch_flags {
 	/// map distance, confirmed exactly by a segment from that mesh's origin
 	/// meeting none of its triangles; for a vertex of an open mesh, with a
 	/// vertex of its connected piece beyond the other's box; and, between
-	/// two open meshes of similar size, a probe: a few depth-first steps where one's
-	/// vertices straddle the other's sampled surface, accepting a sure edge
-	/// crossing only); every pair that the bounds do not reject goes
+	/// a small open mesh and a large one of similar size, a probe: a few
+	/// depth-first steps where the small one's vertices straddle the large
+	/// one's sampled surface, accepting a sure edge crossing only); every pair that the bounds do not reject goes
 	/// through the tree traversal. For measurement: the answers are the
 	/// same either way.
 	VKCOL_BATCH_NO_EARLY_ACCEPT = 1u << 0,

@@ -462,8 +462,10 @@ VKCOL_STRUCT(vkcol_approx_params) {
 // A test knob: no ball test (exact_setup.comp) for a small compact solid
 // against a large mesh.
 #define VKCOL_EXACT_NO_BALL 16u
-// A test knob: the probe's clusters are always those nearest the other
-// mesh's origin (exact_setup.comp, straddle).
+// A test knob: every pair of open meshes the probe's sizes allow is probed,
+// from the clusters nearest the other mesh's origin (exact_setup.comp,
+// straddle); without it only a small mesh against a large one, from the
+// clusters nearest its sampled surface.
 #define VKCOL_EXACT_ORIGIN_PROBE 32u
 
 VKCOL_STRUCT(vkcol_exact_params) {

@@ -728,11 +728,44 @@ static void test_early_accept(void)
 	                   "open box with eyes and torus, star and open box with eyes");
 	// Two open meshes: the probe (a cluster of one across the other's
 	// sampled surface, then a few depth-first steps there) accepts on a
-	// sure crossing only. lavapipe's policy on every device: a discrete
-	// GPU's has no probe (exact_policy, exact.c).
+	// sure crossing only. lavapipe's policy on every device (a discrete
+	// GPU's has no probe: exact_policy, exact.c) probes only a small mesh
+	// against a large one (test_probe_surface); the knob probes two small
+	// ones too, from the clusters nearest the other's origin.
 	const vkcol_mesh bowls[1] = {gpu_mesh(ctx, &bowl, 32, "open box, probed")};
-	ctx->batch.knobs.exact_policy = EXACT_POLICY_SET;
-	check_early_accept(ctx, bowls, bowls, 1, 2000, 29, 0.9f, 0.5, "two open boxes");
+	ctx->batch.knobs.exact_policy = EXACT_POLICY_SET | VKCOL_EXACT_ORIGIN_PROBE;
+	check_early_accept(ctx, bowls, bowls, 1, 2000, 29, 0.9f, 0.5, "two open boxes, probed from the origin");
+	// Without the knob two small open meshes are not probed: no accept,
+	// the same answers.
+	{
+		const uint32_t n = 1000;
+		vkcol_mesh_info ib;
+		ENSURE(vkcol_mesh_get_info(ctx, bowls[0], &ib) == VKCOL_SUCCESS);
+		vkcol_pair *pairs = malloc(n * sizeof(*pairs));
+		vkcol_pair_result *probed = malloc(n * sizeof(*probed)), *plain = malloc(n * sizeof(*plain));
+		uint64_t state = 31;
+		for (uint32_t i = 0; i < n; i++)
+			pairs[i] = (vkcol_pair){bowls[0], bowls[0], pose_identity(),
+			                        random_pose(&state, &ib, &ib, 0.9f * 2.0f * ib.sphere_radius, 1.0f)};
+		vkcol_batch_stats sp, sn;
+		vkcol_batch_desc bd = {.pairs = pairs, .pair_count = n, .mode = VKCOL_MODE_EXACT, .stats = &sp};
+		ENSURE(vkcol_batch_run(ctx, &bd, probed) == VKCOL_SUCCESS);
+		ctx->batch.knobs.exact_policy = EXACT_POLICY_SET;
+		bd.stats = &sn;
+		ENSURE(vkcol_batch_run(ctx, &bd, plain) == VKCOL_SUCCESS);
+		printf("     two open boxes: the origin's probe accepts %llu of %llu colliding pairs, the policy %llu\n",
+		       (unsigned long long)sp.witness_accepted, (unsigned long long)sp.collisions,
+		       (unsigned long long)sn.witness_accepted);
+		ENSURE(sp.witness_accepted > 0);
+		ENSURE_EQ_INT(sn.witness_accepted, 0);
+		ENSURE_EQ_INT(sn.collisions, sp.collisions);
+		for (uint32_t i = 0; i < n; i++)
+			ENSURE_MSG(probed[i].collide == plain[i].collide, "two open boxes, pose %u: %u probed, %u not", i,
+			           probed[i].collide, plain[i].collide);
+		free(pairs);
+		free(probed);
+		free(plain);
+	}
 	ctx->batch.knobs.exact_policy = 0;
 	meshgen_free(&eye_l);
 	meshgen_free(&eye_r);
@@ -864,9 +897,11 @@ static void test_oriented_boxes(void)
 // Exact mode's traversal policies (exact_policy, exact.c: a discrete GPU's
 // default differs from lavapipe's): each gives the answers the reference
 // gives, on two closed meshes (the witness search and the walks), an open
-// and a closed one, two open meshes the probe is tried on, and two large
-// open surfaces; each part has its effect: no probe accept without the
-// probe, and another traversal when pairs with an open mesh go depth first.
+// and a closed one, two open meshes the probe is tried on (small ones: the
+// knob that probes them, VKCOL_EXACT_ORIGIN_PROBE, is set throughout), and
+// two large open surfaces; each part has its effect: no probe accept
+// without the probe, and another traversal when pairs with an open mesh go
+// depth first.
 static void test_policies(void)
 {
 	vkcol_context *ctx = gpu_context();
@@ -902,7 +937,7 @@ static void test_policies(void)
 		vkcol_pair_result *base = malloc(n * sizeof(*base)), *got = malloc(n * sizeof(*got));
 		vkcol_batch_stats s0, s;
 		uint64_t items[CORE_COUNT_OF(policies)];
-		ctx->batch.knobs.exact_policy = EXACT_POLICY_SET;
+		ctx->batch.knobs.exact_policy = EXACT_POLICY_SET | VKCOL_EXACT_ORIGIN_PROBE;
 		vkcol_batch_desc bd = {.pairs = pairs, .pair_count = n, .mode = VKCOL_MODE_EXACT, .stats = &s0};
 		ENSURE(vkcol_batch_run(ctx, &bd, base) == VKCOL_SUCCESS);
 		uint32_t wrong = 0;
@@ -919,7 +954,7 @@ static void test_policies(void)
 		ENSURE(s0.collisions * 10 >= n && s0.collisions * 10 <= 9 * (uint64_t)n);
 		for (uint32_t q = 0; q < CORE_COUNT_OF(policies); q++) {
 			uint32_t pol = policies[q];
-			ctx->batch.knobs.exact_policy = EXACT_POLICY_SET | pol;
+			ctx->batch.knobs.exact_policy = EXACT_POLICY_SET | VKCOL_EXACT_ORIGIN_PROBE | pol;
 			bd.stats = &s;
 			ENSURE(vkcol_batch_run(ctx, &bd, got) == VKCOL_SUCCESS);
 			uint32_t differ = 0;
