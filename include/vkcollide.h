@@ -590,8 +590,8 @@ typedef enum vkcol_batch_flags {
 	/// vertex of its connected piece beyond the other's box; and, between
 	/// a small open mesh and a large one of similar size, a probe: a few
 	/// depth-first steps where the small one's vertices straddle the large
-	/// one's sampled surface, accepting a sure edge crossing only); every pair that the bounds do not reject goes
-	/// through the tree traversal. For measurement: the answers are the
+	/// one's sampled surface, accepting a sure edge crossing only); every
+	/// pair that the bounds do not reject goes through the tree traversal. For measurement: the answers are the
 	/// same either way.
 	VKCOL_BATCH_NO_EARLY_ACCEPT = 1u << 0,
 	/// Time each device pass with Vulkan timestamp queries, and the host's

@@ -463,11 +463,11 @@ bool surface_probe(vkcol_gpu_mesh from, vkcol_gpu_mesh to)
 // from is scanned for its four clusters nearest to's sampled surface (R
 // or G), and a cluster across its farthest surface (G) counts too. The
 // crossings of random poses lie anywhere on the surfaces, seldom near the
-// origin. (A test knob, VKCOL_EXACT_ORIGIN_PROBE, probes any two open
-// meshes from from's four clusters nearest to's origin instead:
-// nearest_clusters.) (Where rays meet several surfaces, as the spider's legs behind
+// origin. (Where rays meet several surfaces, as the spider's legs behind
 // its body, R and G miss most of the surface; on small pairs the scan's
-// samples cost more than a traversal they spare.) Returns whether a
+// samples cost more than a traversal they spare.) A test knob,
+// VKCOL_EXACT_ORIGIN_PROBE, probes any two open meshes, from from's four
+// clusters nearest to's origin (nearest_clusters). Returns whether a
 // cluster straddles: p, the point of to's surface on the ray of its
 // vertex in front of it (to's frame); v, that vertex (from's frame);
 // size, the cluster's radius.
