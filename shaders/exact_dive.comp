@@ -55,7 +55,9 @@ void main()
 	// stack goes on breadth first.
 	bool scout = (it.w & VKCOL_ITEM_SCOUT) != 0u;
 	uint seed_steps = it.w & ~VKCOL_ITEM_SCOUT;
-	uint budget = seed_steps != 0u ? min(seed_steps, VKCOL_TRAVERSE_BUDGET_MAX) : params.budget;
+	uint budget = seed_steps != 0u                         ? min(seed_steps, VKCOL_TRAVERSE_BUDGET_MAX)
+	              : (state[p].y & VKCOL_PAIR_DEEP) != 0u ? min(2u * params.budget, VKCOL_TRAVERSE_BUDGET_MAX)
+	                                                     : params.budget;
 	while (sp > 0u && steps < budget && !stop) {
 		steps++;
 		sp--;

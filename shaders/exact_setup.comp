@@ -952,7 +952,10 @@ void search_pass(uint p, uint mode)
 	bool dive = ((solid || large || straddled) && (!search || small_solid) ||
 	             open && (params.flags & VKCOL_EXACT_DIVE_OPEN) != 0u) &&
 	            params.budget > 1u && (params.flags & VKCOL_EXACT_FIND_ALL) == 0u;
-	state[p].y = dive ? VKCOL_PAIR_DIVE : 0u;
+	// Two large trees: their paths from the roots to a hit run twice as
+	// long as other pairs', and an item that stops short hands its whole
+	// stack on as items of the next level: twice the steps per item.
+	state[p].y = dive ? VKCOL_PAIR_DIVE | (large ? VKCOL_PAIR_DEEP : 0u) : 0u;
 	// The host keeps pair_count within the breadth-first and depth-first
 	// regions, so their seeds always fit; the leaf region may be smaller.
 	// Two leaf roots (meshes of a few triangles) go to the leaf region,

@@ -432,6 +432,9 @@ VKCOL_STRUCT(vkcol_approx_params) {
 // mesh's origin.
 #define VKCOL_PAIR_WITNESS_DEPTH 16u
 #define VKCOL_WITNESS_ORIGIN 0x7fffffffu
+// Two large trees (exact_setup.comp): the pair's depth-first items take
+// twice params.budget steps (exact_dive.comp).
+#define VKCOL_PAIR_DEEP 32u
 // vkcol_gpu_result.triangle_pairs of a pair left to the CPU reference for
 // that reason (stage VKCOL_STAGE_NONE); a pair whose frontier overflowed has
 // 0 there and is rerun on the device first.
