@@ -739,14 +739,8 @@ static void test_early_accept(void)
 	// the same answers.
 	{
 		const uint32_t n = 1000;
-		vkcol_mesh_info ib;
-		ENSURE(vkcol_mesh_get_info(ctx, bowls[0], &ib) == VKCOL_SUCCESS);
-		vkcol_pair *pairs = malloc(n * sizeof(*pairs));
+		vkcol_pair *pairs = random_pairs(ctx, bowls[0], bowls[0], n, 0.9f, 31);
 		vkcol_pair_result *probed = malloc(n * sizeof(*probed)), *plain = malloc(n * sizeof(*plain));
-		uint64_t state = 31;
-		for (uint32_t i = 0; i < n; i++)
-			pairs[i] = (vkcol_pair){bowls[0], bowls[0], pose_identity(),
-			                        random_pose(&state, &ib, &ib, 0.9f * 2.0f * ib.sphere_radius, 1.0f)};
 		vkcol_batch_stats sp, sn;
 		vkcol_batch_desc bd = {.pairs = pairs, .pair_count = n, .mode = VKCOL_MODE_EXACT, .stats = &sp};
 		ENSURE(vkcol_batch_run(ctx, &bd, probed) == VKCOL_SUCCESS);
