@@ -111,11 +111,11 @@ static uint32_t exact_default_chunk(const batch_scope *s)
 // lavapipe runs a SIMD group's lanes in lockstep on a CPU core, so a lane's
 // depth-first steps cost it two to three breadth-first items, and the probe
 // between a small and a large open mesh (exact_setup.comp) pays for itself
-// by its accepts and by telling which pairs to send depth first. On a discrete GPU (an
-// H100: docs/performance-notes.md, "Depth first on a GPU") the probe pass
-// cost more than it saved, and pairs with an open mesh ran 1.3-3.2x as
-// fast depth first at random poses (0.83-1.65x near contact); pairs of two
-// solids kept their old policy.
+// by its accepts and by telling which pairs to send depth first. On a
+// discrete GPU (an H100: docs/performance-notes.md, "Depth first on a GPU")
+// the probe pass cost more than it saved, and pairs with an open mesh ran
+// 1.3-3.2x as fast depth first at random poses (0.83-1.65x near contact);
+// pairs of two solids kept their old policy.
 #define EXACT_DISCRETE_POLICY (VKCOL_EXACT_NO_PROBE | VKCOL_EXACT_DIVE_OPEN)
 
 uint32_t exact_policy(const batch_scope *s)
