@@ -72,7 +72,7 @@ int main(int argc, char **argv)
 			if (pairs_validate(&s, &desc, &map_array, &obb) != VKCOL_SUCCESS)
 				return 1;
 			double t1 = now();
-			pairs_upload(&s, pairs, n, NULL, false, NULL, out);
+			pairs_upload(&s, pairs, n, NULL, false, NULL, false, out);
 			double t2 = now();
 			printf("%-16s validate %6.2f ns/pair, upload %6.2f ns/pair\n", split ? "tasks of 2^14" : "calling thread",
 			       (t1 - t0) * 1e9 / (double)n, (t2 - t1) * 1e9 / (double)n);

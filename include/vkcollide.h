@@ -294,7 +294,12 @@ typedef struct vkcol_mesh_desc {
 	/// answered the same but each cube-map sample costs more (it selects
 	/// among the resolutions' cube arrays at run time).
 	uint32_t cube_resolution;
-	uint32_t leaf_size;         ///< most triangles in a tree leaf, 1 .. 64; 0 = 4
+	/// Most triangles in a tree leaf, 1 .. 64. 0 = 4, and for a mesh of up to
+	/// 65,536 triangles also a second tree of one triangle a leaf, which
+	/// vkcol_batch_run's exact mode traverses against a mesh whose triangles
+	/// are 4 times smaller or less where this mesh's leaves are not flat
+	/// (same answers, fewer node pairs; recorded batches use the first tree).
+	uint32_t leaf_size;
 	uint32_t max_depth;         ///< deepest tree level (root = 0), 1 .. 48; 0 = 40
 	const char *name;           ///< used in log messages; NULL = "mesh"
 	vkcol_tree_split tree_split; ///< 0 = VKCOL_TREE_SPLIT_SAH
@@ -349,7 +354,7 @@ typedef struct vkcol_mesh_info {
 	/// accept tests for overlap (0 for open meshes and thin solids).
 	uint32_t inner_ball_count;
 	double volume;                  ///< enclosed volume for closed meshes, else 0
-	// AABB tree
+	// AABB tree (the first, where vkcol_mesh_desc.leaf_size chose two)
 	uint32_t tree_depth;            ///< deepest level, root = 0
 	uint32_t tree_node_count;
 	uint32_t tree_leaf_count;
@@ -364,7 +369,7 @@ typedef struct vkcol_mesh_info {
 	uint64_t device_bytes;          ///< device memory held by this mesh (buffers and cube map)
 	/// Wall time of vkcol_mesh_create, in seconds: the CPU analysis
 	/// (checks, welding, bounds, the tree, origin, inner balls), the tree's
-	/// build within it, and the rest (upload, the cube map on the device and
+	/// build within it (both trees', where leaf_size chose two), and the rest (upload, the cube map on the device and
 	/// its read back, cone bounds).
 	double analysis_seconds, tree_seconds, cube_map_seconds;
 } vkcol_mesh_info;

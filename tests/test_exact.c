@@ -8,6 +8,7 @@
 // the CPU fallback for a lone pair), statistics, the early accept, and the
 // list of intersecting triangle pairs. Validation on.
 #include "batch/exact.h"
+#include "batch/pool.h"
 #include "context.h"
 #include "gpu_util.h"
 #include "shared.h"
@@ -782,6 +783,94 @@ static uint64_t items_of(const vkcol_batch_stats *s)
 	return n;
 }
 
+// A coarse, curved mesh (a torus of 480 triangles) against one of much
+// smaller triangles (a small sphere): exact mode traverses the torus's fine
+// tree (one triangle a leaf: mesh_cpu.fine_tree), chosen per pair by
+// pool_exact_pair for the coarse side only, and answers as the reference
+// and as the same torus whose leaf size the caller set (no fine tree), pose
+// for pose, in fewer traversal items; a flat mesh, a grid of 8 x 8 squares, is not traversed by its
+// fine tree (its leaves' triangles lie in one plane).
+static void test_fine_tree(void)
+{
+	vkcol_context *ctx = gpu_context();
+	if (!ctx)
+		return;
+	meshgen_mesh ring, small, box;
+	const float c[3] = {0, 0, 0};
+	ENSURE(meshgen_torus(&ring, 1.0f, 0.4f, 24, 10));
+	ENSURE(meshgen_sphere(&small, c, 0.15f, 24, 48));
+	ENSURE(meshgen_grid(&box, 8, 8, 2.0f, 2.0f));
+	const vkcol_mesh coarse = gpu_mesh(ctx, &ring, 32, "coarse torus"), fine = gpu_mesh(ctx, &small, 32, "small sphere"),
+	                 cube = gpu_mesh(ctx, &box, 32, "flat grid");
+	vkcol_mesh_desc d = meshgen_desc(&ring, "coarse torus, leaves of 4");
+	d.cube_resolution = 32;
+	d.leaf_size = 4;
+	vkcol_mesh given = {0};
+	ENSURE(vkcol_mesh_create(ctx, &d, &given) == VKCOL_SUCCESS);
+	batch_scope s;
+	ENSURE(batch_scope_of(ctx, &s));
+	const mesh_cpu *mc = &mesh_table_get(s.meshes, coarse)->cpu, *mg = &mesh_table_get(s.meshes, given)->cpu;
+	ENSURE(mc->fine_tree.node_count == 2 * mc->triangle_count - 1);
+	ENSURE_EQ_INT(mg->fine_tree.node_count, 0);
+
+	vkcol_batch_stats with_fine = {0}, without = {0};
+	const uint32_t flags[2] = {0, VKCOL_BATCH_NO_EARLY_ACCEPT};
+	for (int k = 0; k < 2; k++) {
+		char name[64];
+		snprintf(name, sizeof(name), "coarse torus-sphere%s", k ? ", no accept" : "");
+		agreement g = compare_flags(ctx, coarse, fine, 1500, 0.9f, 41 + (uint64_t)k, 0, flags[k], &with_fine);
+		report(name, g);
+		// The same poses against the torus without a fine tree: the same
+		// answers, pose for pose.
+		vkcol_pair *pairs = random_pairs(ctx, coarse, fine, 1500, 0.9f, 41 + (uint64_t)k);
+		vkcol_pair_result *a = malloc(1500 * sizeof(*a)), *b = malloc(1500 * sizeof(*b));
+		vkcol_batch_desc bd = {.pairs = pairs, .pair_count = 1500, .mode = VKCOL_MODE_EXACT, .flags = flags[k]};
+		ENSURE(vkcol_batch_run(ctx, &bd, a) == VKCOL_SUCCESS);
+		for (uint32_t i = 0; i < 1500; i++)
+			pairs[i].a = given;
+		bd.stats = &without;
+		ENSURE(vkcol_batch_run(ctx, &bd, b) == VKCOL_SUCCESS);
+		uint32_t differ = 0;
+		for (uint32_t i = 0; i < 1500; i++)
+			differ += a[i].collide != b[i].collide;
+		printf("     %s: %u of 1500 answers differ without the fine tree; traversal items %llu with, %llu without\n",
+		       name, differ, (unsigned long long)items_of(&with_fine), (unsigned long long)items_of(&without));
+		ENSURE_EQ_INT(differ, 0);
+		// Its single triangles' bounds part more node pairs.
+		ENSURE(items_of(&with_fine) < items_of(&without));
+		free(pairs);
+		free(a);
+		free(b);
+	}
+
+	// The records pool_exact_pair picks: the coarse torus's fine one against
+	// the sphere, on either side; its own against itself and against the
+	// grid (triangles of the same size), and for the torus without a fine
+	// tree; the grid's own against the sphere.
+	ENSURE(batch_scope_of(ctx, &s));
+	const uint32_t slot_c = (coarse.id & MESH_MAX_COUNT) - 1, slot_f = (fine.id & MESH_MAX_COUNT) - 1;
+	const uint32_t slot_g = (given.id & MESH_MAX_COUNT) - 1, slot_b = (cube.id & MESH_MAX_COUNT) - 1;
+	const uint32_t fine_record = s.state->pool->fine_first[slot_c];
+	ENSURE(fine_record >= s.meshes->capacity);
+	struct {
+		vkcol_mesh a, b;
+		uint32_t record_a, record_b;
+	} picks[] = {{coarse, fine, fine_record, slot_f},   {fine, coarse, slot_f, fine_record},
+	             {coarse, coarse, slot_c, slot_c},      {given, fine, slot_g, slot_f},
+	             {coarse, cube, slot_c, slot_b},        {cube, fine, slot_b, slot_f}};
+	for (uint32_t k = 0; k < CORE_COUNT_OF(picks); k++) {
+		vkcol_gpu_pair p = {.mesh_a = picks[k].a.id, .mesh_b = picks[k].b.id};
+		pool_exact_pair(&s, &p);
+		ENSURE_EQ_INT(p.mesh_a, picks[k].record_a + 1);
+		ENSURE_EQ_INT(p.mesh_b, picks[k].record_b + 1);
+	}
+	meshgen_free(&ring);
+	meshgen_free(&small);
+	meshgen_free(&box);
+	ENSURE_EQ_INT(vkcol_context_validation_message_count(ctx), 0);
+	vkcol_context_destroy(ctx);
+}
+
 // Two open meshes, one of LARGE_SURFACE_VERTICES or more (exact_setup.comp)
 // whose map's rays meet it once (VKCOL_MESH_FEW_HITS): the probe takes the
 // small mesh's clusters nearest the large one's sampled surface, where the
@@ -1088,14 +1177,14 @@ static void test_ball_test(void)
 			ENSURE(vkcol_batch_run(ctx, &od, base) == VKCOL_SUCCESS);
 			vkcol_batch_stats os;
 			od.stats = &os;
-			ctx->batch.knobs.frontier_capacity = 64;
+			ctx->batch.knobs.frontier_capacity = 128;
 			ENSURE(vkcol_batch_run(ctx, &od, small_res) == VKCOL_SUCCESS);
 			ctx->batch.knobs.frontier_capacity = 0;
 			ctx->batch.knobs.traverse_budget = 0;
 			uint32_t changed = 0;
 			for (uint32_t i = 0; i < near_n; i++)
 				changed += small_res[i].collide != base[i].collide;
-			printf("     %s, frontier of 64 items: %llu reruns, %u answers changed\n", sets[k].name,
+			printf("     %s, frontier of 128 items: %llu reruns, %u answers changed\n", sets[k].name,
 			       (unsigned long long)os.reruns, changed);
 			ENSURE(os.reruns > 0);
 			ENSURE_EQ_INT(changed, 0);
@@ -1393,6 +1482,7 @@ int main(int argc, char **argv)
 	RUN_TEST(test_probe_surface);
 	RUN_TEST(test_oriented_boxes);
 	RUN_TEST(test_ball_test);
+	RUN_TEST(test_fine_tree);
 	RUN_TEST(test_small_solid_in_scene);
 	RUN_TEST(test_triangle_list);
 	RUN_TEST(test_no_unexpected_log_messages);

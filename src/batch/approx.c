@@ -292,7 +292,7 @@ vkcol_result approx_run(batch_scope *s, const vkcol_batch_desc *desc, uint32_t m
 		}
 		uint64_t count = desc->pair_count - first < chunk ? desc->pair_count - first : chunk;
 		double upload_start = batch_now();
-		pairs_upload(s, &desc->pairs[first], count, NULL, false, budget_ids, f->c.pairs->mapped);
+		pairs_upload(s, &desc->pairs[first], count, NULL, false, budget_ids, false, f->c.pairs->mapped);
 		if (stats)
 			batch_timer_host(&timer, upload_start, &stats->upload_seconds);
 		VkCommandBufferBeginInfo begin = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,

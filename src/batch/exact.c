@@ -235,7 +235,12 @@ vkcol_result exact_buffers_create(batch_scope *s, uint32_t chunk, uint32_t list_
 		b->chunk = b->leaf_base;
 	// Each level moves one step down one tree: depth A + depth B steps reach
 	// two leaves, one more tests them.
-	b->levels = 2 * s->state->pool->max_depth + 2;
+	// vkcol_batch_run's pairs may read the fine trees (pool_exact_pair).
+	const batch_pool *deepest = s->state->pool;
+	uint32_t depth = deepest->max_depth;
+	if (!b->recorded && deepest->fine_depth > depth)
+		depth = deepest->fine_depth;
+	b->levels = 2 * depth + 2;
 	// vkcol_batch_run's buffers stay with the device between calls (gpu/memory.h),
 	// a recorded batch's are its own.
 	exact_buffer_spec specs[EXACT_BUFFERS];
@@ -323,7 +328,9 @@ static void listed_pass(batch_scope *s, VkCommandBuffer cmd, const exact_buffers
 
 static vkcol_exact_params chunk_params(const exact_buffers *b, uint32_t n)
 {
-	return (vkcol_exact_params){n,         MESH_MAX_COUNT, b->capacity, 0,
+	// vkcol_batch_run's pairs name records (pool_exact_pair); a recorded
+	// batch's, mesh handles.
+	return (vkcol_exact_params){n,         b->recorded ? MESH_MAX_COUNT : UINT32_MAX, b->capacity, 0,
 	                            b->flags,  b->list_capacity, b->budget, b->dive_base,
 	                            b->leaf_base, b->obb_base, b->seed_budget, b->scout_budget};
 }
@@ -454,7 +461,7 @@ static vkcol_result exact_pass(batch_scope *s, exact_buffers *b, const vkcol_pai
 		for (uint32_t i = 0; i < n; i++)
 			at[i] = index ? index[first + i] : base + first + i;
 		double start = batch_now();
-		pairs_upload(s, pairs, n, at, exact_in_double(s), NULL, b->pairs.mapped);
+		pairs_upload(s, pairs, n, at, exact_in_double(s), NULL, true, b->pairs.mapped);
 		if (stats)
 			batch_timer_host(&b->timer, start, &stats->upload_seconds);
 		// The levels go in submissions of EXACT_LEVELS_PER_SUBMIT: after

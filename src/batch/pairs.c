@@ -26,6 +26,7 @@ typedef struct upload_job {
 	const uint64_t *at;
 	bool as_given;
 	const uint32_t *ids;
+	bool exact_records;
 	vkcol_gpu_pair *out;
 	uint32_t tasks;
 } upload_job;
@@ -44,6 +45,8 @@ static void upload_range(const upload_job *job, uint64_t first, uint64_t end)
 			memcpy(&p, &pairs[at ? at[i] : i], sizeof(p));
 			if (ids)
 				pool_budget_pair(ids, &p);
+			else if (job->exact_records)
+				pool_exact_pair(s, &p);
 			out[i] = p;
 		}
 		return;
@@ -79,6 +82,8 @@ static void upload_range(const upload_job *job, uint64_t first, uint64_t end)
 			                     .tb_z = rel.translation[2]};
 		if (ids)
 			pool_budget_pair(ids, &p);
+		else if (job->exact_records)
+			pool_exact_pair(s, &p);
 		out[i] = p;
 	}
 }
@@ -90,9 +95,9 @@ static void upload_task(void *user, uint32_t index)
 }
 
 void pairs_upload(const batch_scope *s, const vkcol_pair *pairs, uint64_t count, const uint64_t *at, bool as_given,
-                  const uint32_t *ids, vkcol_gpu_pair *out)
+                  const uint32_t *ids, bool exact_records, vkcol_gpu_pair *out)
 {
-	upload_job job = {s, pairs, count, at, as_given, ids, out, pairs_split(s, count)};
+	upload_job job = {s, pairs, count, at, as_given, ids, exact_records, out, pairs_split(s, count)};
 	if (job.tasks == 1)
 		upload_range(&job, 0, count);
 	else

@@ -54,6 +54,7 @@ void pool_release(gpu_device *gpu, batch_pool *pool)
 		cubemap_image_free(gpu, &pool->arrays[i].image, &pool->arrays[i].memory, &pool->arrays[i].view);
 	core_free(gpu->env, pool->ids);
 	core_free(gpu->env, pool->lod_first);
+	core_free(gpu->env, pool->fine_first);
 	core_free(gpu->env, pool);
 }
 
@@ -215,6 +216,47 @@ static uint32_t find_root(uint32_t *parent, uint32_t v)
 	return v;
 }
 
+// Writes m's triangle t as the triangle pool holds it (out: its vertices'
+// absolute indices, through remap, then t); local: the vertices' indices
+// within the mesh's emitted vertices.
+static void emit_triangle(const mesh_cpu *m, uint32_t t, const uint32_t *remap, uint32_t vertex_first, uint32_t out[4],
+                          uint32_t local[3])
+{
+	const uint32_t *tri = &m->indices[3 * (size_t)t];
+	for (int k = 0; k < 3; k++) {
+		local[k] = remap[m->weld ? m->weld[tri[k]] : tri[k]];
+		out[k] = vertex_first + local[k];
+	}
+	out[3] = t;
+}
+
+// Appends a tree's nodes, their child and triangle indices made absolute,
+// and their oriented boxes.
+static void emit_nodes(const aabb_tree *tree, uint32_t node_first, uint32_t triangle_first, pool_node *nodes_out,
+                       float *obbs_out)
+{
+	for (uint32_t i = 0; i < tree->node_count; i++) {
+		vkcol_gpu_node n = tree->nodes[i];
+		n.first += n.count == 0 ? node_first : triangle_first;
+		nodes_out[i].node = n;
+		memcpy(nodes_out[i].slab, &tree->slabs[4 * (size_t)i], sizeof(nodes_out[i].slab));
+		aabb_tree_obb(tree, i, &obbs_out[16 * (size_t)i]);
+	}
+}
+
+// Appends m's fine tree (mesh_cpu.fine_tree): its nodes as emit_nodes does,
+// and its triangles in its own order, on the vertices emit_tree placed
+// (remap, from vertex_first).
+static void emit_fine_tree(const mesh_cpu *m, const uint32_t *remap, uint32_t vertex_first, uint32_t node_first,
+                           uint32_t triangle_first, pool_node *nodes_out, float *obbs_out, uint32_t *triangles_out)
+{
+	emit_nodes(&m->fine_tree, node_first, triangle_first, nodes_out, obbs_out);
+	for (uint32_t i = 0; i < m->triangle_count; i++) {
+		uint32_t local[3];
+		emit_triangle(m, m->fine_tree.triangles[i], remap, vertex_first, &triangles_out[4 * (size_t)i], local);
+	}
+}
+
 // Appends m's nodes (indices made absolute), its triangles (vertex indices
 // through remap, then absolute) and, per connected piece (union-find over the
 // triangles' vertices), its VKCOL_PIECE_VERTICES extreme vertices: lowest and
@@ -225,24 +267,12 @@ static uint32_t emit_tree(const mesh_cpu *m, const uint32_t *remap, uint32_t use
                           float *verts, uint32_t node_first, uint32_t triangle_first, pool_node *nodes_out, float *obbs_out,
                           uint32_t *triangles_out, uint32_t *parent, uint32_t *slot, uint32_t *pieces_out)
 {
-	for (uint32_t i = 0; i < m->tree.node_count; i++) {
-		vkcol_gpu_node n = m->tree.nodes[i];
-		n.first += n.count == 0 ? node_first : triangle_first;
-		nodes_out[i].node = n;
-		memcpy(nodes_out[i].slab, &m->tree.slabs[4 * (size_t)i], sizeof(nodes_out[i].slab));
-		aabb_tree_obb(&m->tree, i, &obbs_out[16 * (size_t)i]);
-	}
+	emit_nodes(&m->tree, node_first, triangle_first, nodes_out, obbs_out);
 	for (uint32_t v = 0; v < used; v++)
 		parent[v] = v;
 	for (uint32_t i = 0; i < m->triangle_count; i++) {
-		uint32_t t = m->tree.triangles[i];
-		const uint32_t *tri = &m->indices[3 * (size_t)t];
 		uint32_t local[3];
-		for (int k = 0; k < 3; k++) {
-			local[k] = remap[m->weld ? m->weld[tri[k]] : tri[k]];
-			triangles_out[4 * (size_t)i + k] = vertex_first + local[k];
-		}
-		triangles_out[4 * (size_t)i + 3] = t;
+		emit_triangle(m, m->tree.triangles[i], remap, vertex_first, &triangles_out[4 * (size_t)i], local);
 		uint32_t r0 = find_root(parent, local[0]);
 		for (int k = 1; k < 3; k++) {
 			uint32_t rk = find_root(parent, local[k]);
@@ -309,7 +339,7 @@ static vkcol_result pool_build(batch_scope *s, bool clearance)
 		return VKCOL_ERROR_OUT_OF_HOST_MEMORY;
 	pool->refs = 1; // the batch state's
 
-	uint32_t live = 0, cubes[VKCOL_MAP_ARRAYS] = {0}, max_vertices = 1, lod_records = 0;
+	uint32_t live = 0, cubes[VKCOL_MAP_ARRAYS] = {0}, max_vertices = 1, lod_records = 0, fine_records = 0;
 	uint64_t vertex_total = 0, cluster_total = 0, node_total = 0, triangle_total = 0;
 	for (uint32_t i = 0; i < s->meshes->capacity; i++)
 		if (s->meshes->slots[i].used) {
@@ -322,6 +352,14 @@ static vkcol_result pool_build(batch_scope *s, bool clearance)
 				pool->no_obb = true;
 			if (s->meshes->slots[i].cpu.tree.depth > pool->max_depth)
 				pool->max_depth = s->meshes->slots[i].cpu.tree.depth;
+			const aabb_tree *fine = &s->meshes->slots[i].cpu.fine_tree;
+			if (fine->node_count) {
+				node_total += fine->node_count;
+				triangle_total += s->meshes->slots[i].cpu.triangle_count;
+				fine_records++;
+				pool->no_obb = pool->no_obb || !fine->obbs;
+				pool->fine_depth = fine->depth > pool->fine_depth ? fine->depth : pool->fine_depth;
+			}
 			uint32_t clusters = (nv + VKCOL_CLUSTER_SIZE - 1) / VKCOL_CLUSTER_SIZE;
 			cluster_total += clusters + (clusters + VKCOL_GROUP_CLUSTERS - 1) / VKCOL_GROUP_CLUSTERS +
 			                 VKCOL_CONE_TEXELS + VKCOL_INNER_BALLS +
@@ -337,9 +375,10 @@ static vkcol_result pool_build(batch_scope *s, bool clearance)
 			cubes[pool_array_index(s->meshes->slots[i].cube.resolution)]++;
 		}
 	pool->ids = core_calloc(env, live ? live : 1, sizeof(uint32_t));
-	uint32_t record_count = s->meshes->capacity + lod_records;
+	uint32_t record_count = s->meshes->capacity + lod_records + fine_records;
 	records = core_calloc(env, record_count ? record_count : 1, sizeof(*records));
 	pool->lod_first = core_calloc(env, s->meshes->capacity ? s->meshes->capacity : 1, sizeof(uint32_t));
+	pool->fine_first = core_calloc(env, s->meshes->capacity ? s->meshes->capacity : 1, sizeof(uint32_t));
 	host_vertices = core_calloc(env, vertex_total ? vertex_total : 1, 4 * sizeof(float));
 	host_clusters = core_calloc(env, cluster_total ? cluster_total : 1, 4 * sizeof(float));
 	seen = core_calloc(env, max_vertices, sizeof(uint32_t));
@@ -351,8 +390,8 @@ static vkcol_result pool_build(batch_scope *s, bool clearance)
 	host_triangles = core_calloc(env, triangle_total ? triangle_total : 1, 4 * sizeof(uint32_t));
 	// At most one piece per vertex.
 	host_pieces = core_calloc(env, vertex_total ? vertex_total : 1, VKCOL_PIECE_VERTICES * sizeof(uint32_t));
-	if (!pool->ids || !pool->lod_first || !records || !host_vertices || !host_clusters || !seen || !order || !parent ||
-	    !slot || !host_nodes || !host_obbs || !host_triangles || !host_pieces) {
+	if (!pool->ids || !pool->lod_first || !pool->fine_first || !records || !host_vertices || !host_clusters || !seen ||
+	    !order || !parent || !slot || !host_nodes || !host_obbs || !host_triangles || !host_pieces) {
 		res = VKCOL_ERROR_OUT_OF_HOST_MEMORY;
 		goto cleanup;
 	}
@@ -409,6 +448,7 @@ static vkcol_result pool_build(batch_scope *s, bool clearance)
 	uint64_t vertex_first = 0;
 	pool->clearance = true;
 	uint32_t cluster_next = 0, node_next = 0, triangle_next = 0, piece_next = 0, lod_next = s->meshes->capacity;
+	uint32_t fine_next = s->meshes->capacity + lod_records;
 	for (uint32_t i = 0; i < s->meshes->capacity; i++) {
 		mesh_slot *mesh = &s->meshes->slots[i];
 		if (!mesh->used)
@@ -489,6 +529,19 @@ static vkcol_result pool_build(batch_scope *s, bool clearance)
 		}
 		node_next += mesh->cpu.tree.node_count;
 		triangle_next += mesh->cpu.triangle_count;
+		// Its fine tree (exact mode, pool_exact_pair): a record that differs
+		// from the mesh's own only in its tree.
+		if (mesh->cpu.fine_tree.node_count) {
+			emit_fine_tree(&mesh->cpu, seen, records[i].vertex_first, node_next, triangle_next,
+			               &host_nodes[node_next], &host_obbs[16 * (size_t)node_next],
+			               &host_triangles[4 * (size_t)triangle_next]);
+			records[fine_next] = records[i];
+			records[fine_next].node_first = node_next;
+			records[fine_next].tree_depth = mesh->cpu.fine_tree.depth;
+			pool->fine_first[i] = fine_next++;
+			node_next += mesh->cpu.fine_tree.node_count;
+			triangle_next += mesh->cpu.triangle_count;
+		}
 		piece_next += VKCOL_PIECE_VERTICES * piece_count;
 		vertex_first += r->vertex_count;
 
@@ -601,4 +654,26 @@ void pool_budget_pair(const uint32_t *ids, vkcol_gpu_pair *pair)
 {
 	pair->mesh_a = ids[(pair->mesh_a & MESH_MAX_COUNT) - 1];
 	pair->mesh_b = ids[(pair->mesh_b & MESH_MAX_COUNT) - 1];
+}
+
+// The record exact mode reads mesh slot `slot` by, against slot `other`:
+// its fine tree's where it has one, its triangles are POOL_FINE_RATIO times
+// the other's or larger, and its leaves are thicker than POOL_FINE_THICKNESS
+// times the other's triangles.
+static uint32_t exact_record(const batch_scope *s, uint32_t slot, uint32_t other)
+{
+	const batch_pool *pool = s->state->pool;
+	const mesh_cpu *m = &s->meshes->slots[slot].cpu;
+	float other_scale = s->meshes->slots[other].cpu.triangle_scale;
+	return pool->fine_first[slot] && m->triangle_scale >= POOL_FINE_RATIO * other_scale &&
+	               m->leaf_thickness >= POOL_FINE_THICKNESS * other_scale
+	           ? pool->fine_first[slot]
+	           : slot;
+}
+
+void pool_exact_pair(const batch_scope *s, vkcol_gpu_pair *pair)
+{
+	uint32_t a = (pair->mesh_a & MESH_MAX_COUNT) - 1, b = (pair->mesh_b & MESH_MAX_COUNT) - 1;
+	pair->mesh_a = exact_record(s, a, b) + 1;
+	pair->mesh_b = exact_record(s, b, a) + 1;
 }

@@ -31,7 +31,9 @@ struct batch_pool {
 	gpu_buffer pieces;    // VKCOL_PIECE_VERTICES extreme vertices (absolute) per connected piece of each mesh
 	uint32_t *lod_first;  // per slot with vertex levels of detail (approx mode): the record of its level 1
 	                      // (its others follow)
+	uint32_t *fine_first; // per slot: the record of its fine tree (mesh_cpu.fine_tree), or 0 if it has none
 	uint32_t max_depth;   // deepest tree among the live meshes
+	uint32_t fine_depth;  // deepest fine tree among them (0: none)
 	uint32_t obb_base;    // texel of the first node's oriented box in `nodes` (vkcol_exact_params.obb_base)
 	bool no_obb;          // a live mesh's tree has no oriented boxes (aabb_tree.h)
 	bool clearance;       // every live mesh's clearance field is in `clusters` (approx mode reads them)
@@ -72,3 +74,18 @@ void pool_budget_ids(const batch_scope *s, uint32_t budget, uint32_t *ids);
 
 // Rewrites the mesh ids of a device pair through pool_budget_ids' ids.
 void pool_budget_pair(const uint32_t *ids, vkcol_gpu_pair *pair);
+
+// When exact mode traverses a mesh's fine tree against another mesh: its
+// triangles (mesh_cpu.triangle_scale) are POOL_FINE_RATIO times the other's
+// or larger, and its leaves thicker (mesh_cpu.leaf_thickness) than
+// POOL_FINE_THICKNESS times the other's triangles. Then the other mesh's
+// nodes, small beside a leaf, pass its bounds off its triangles; a flat leaf
+// (coplanar triangles: a thin slab) is bounded as tightly as its triangles.
+#define POOL_FINE_RATIO 4.0f
+#define POOL_FINE_THICKNESS 0.125f
+
+// Exact mode (vkcol_batch_run): rewrites the mesh handles of a device pair of
+// live meshes to the records its passes read (read with a mesh_index_mask
+// of all ones): each mesh's own, or its fine tree's against a mesh of much
+// smaller triangles.
+void pool_exact_pair(const batch_scope *s, vkcol_gpu_pair *pair);

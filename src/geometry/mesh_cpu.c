@@ -291,6 +291,43 @@ cleanup:
 // ---------------------------------------------------------------------------
 // Volume, centroids, bounds
 
+// The mean half-width of the slabs of a tree's leaves (aabb_tree.h): how far
+// its leaves' triangles stray from one plane.
+static float leaf_thickness(const aabb_tree *tree)
+{
+	double sum = 0.0;
+	uint32_t leaves = 0;
+	for (uint32_t i = 0; i < tree->node_count; i++)
+		if (tree->nodes[i].count > 0 && isfinite(tree->slabs[4 * (size_t)i + 3])) {
+			sum += tree->slabs[4 * (size_t)i + 3];
+			leaves++;
+		}
+	return leaves ? (float)(sum / leaves) : 0.0f;
+}
+
+// The square root of the mean area of the triangles that have one (0 when
+// none has): the length of a typical triangle's side, near enough.
+static float triangle_scale(const mesh_cpu *m)
+{
+	double area = 0.0;
+	uint32_t with_area = 0;
+	for (uint32_t t = 0; t < m->triangle_count; ++t) {
+		double v[3][3], e1[3], e2[3], n[3];
+		triangle_vertices(m, t, v);
+		for (int k = 0; k < 3; ++k) {
+			e1[k] = v[1][k] - v[0][k];
+			e2[k] = v[2][k] - v[0][k];
+		}
+		cross3(e1, e2, n);
+		double a = 0.5 * sqrt(dot3(n, n));
+		if (a > 0.0) {
+			area += a;
+			with_area++;
+		}
+	}
+	return with_area ? (float)sqrt(area / with_area) : 0.0f;
+}
+
 // Signed volume and volume centroid (closed meshes) or area centroid (open).
 static void mass_properties(const mesh_cpu *m, double *volume, double centroid[3], double area_centroid[3])
 {
@@ -891,8 +928,12 @@ vkcol_result mesh_cpu_build(const core_env *env, const vkcol_mesh_desc *desc, me
 	struct timespec t0, t1;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	TRY(aabb_tree_build(env, out->positions, out->indices, nt, leaf_size, max_depth, split, &out->tree));
+	if (desc->leaf_size == 0 && leaf_size > 1 && nt <= MESH_FINE_TREE_MAX)
+		TRY(aabb_tree_build(env, out->positions, out->indices, nt, 1, max_depth, split, &out->fine_tree));
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	out->tree_seconds = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+	out->triangle_scale = triangle_scale(out);
+	out->leaf_thickness = leaf_thickness(&out->tree);
 
 	find_origin(env, out, centroid, area_centroid);
 	find_inner_balls(env, out);
@@ -914,5 +955,6 @@ void mesh_cpu_free(const core_env *env, mesh_cpu *mesh)
 	core_free(env, mesh->indices);
 	core_free(env, mesh->weld);
 	aabb_tree_free(env, &mesh->tree);
+	aabb_tree_free(env, &mesh->fine_tree);
 	memset(mesh, 0, sizeof(*mesh));
 }

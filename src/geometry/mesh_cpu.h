@@ -44,9 +44,26 @@ typedef struct mesh_cpu {
 	uint32_t ball_count;
 	float balls[MESH_INNER_BALLS][4];
 	aabb_tree tree;
+	// A second tree of one triangle a leaf, built for a mesh of up to
+	// MESH_FINE_TREE_MAX triangles whose leaf size the caller left to the
+	// library (else empty, node_count 0). Exact mode traverses it instead
+	// of `tree` against a mesh whose triangles are much smaller
+	// (pool_exact_pair): there a leaf of four large triangles, paired with
+	// the other mesh's fine nodes, holds far more of them than its triangles
+	// come near.
+	aabb_tree fine_tree;
+	// The square root of the mean area of its triangles with area: how
+	// coarse it is, in mesh units.
+	float triangle_scale;
+	// The mean half-width of the slabs of tree's leaves: how far a leaf's
+	// triangles stray from one plane, in mesh units.
+	float leaf_thickness;
 	double tree_seconds;    // wall time of the tree's build (vkcol_mesh_info.tree_seconds)
 	char name[64];
 } mesh_cpu;
+
+// The most triangles a mesh with a fine tree (mesh_cpu.fine_tree) has.
+#define MESH_FINE_TREE_MAX 65536u
 
 // Validates desc (as vkcol_mesh_check), copies it and computes everything in
 // mesh_cpu. Logs the first problem with the mesh name, triangle and vertex.
