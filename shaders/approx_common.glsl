@@ -114,6 +114,18 @@ uint reserve_jobs(uint list, uint n)
 	return base + first;
 }
 
+// The spilled variant of approx_pairs.comp (VKCOL_APPROX_UNROLLED 1) tests
+// a spilled pair's clusters by cluster_hits, test_cluster with its loops
+// written out: lavapipe (Mesa's gallivm) ends every loop of an invocation
+// once all of them together have run 65,535 iterations
+// (LP_MAX_TGSI_LOOP_ITERATIONS, one count for all the loops of a shader,
+// per SIMD group), and a spilled pair of a large mesh tests all its
+// clusters in one invocation: past the limit, its clusters were tested on
+// one vertex each, and its answer depended on the pairs beside it.
+#ifndef VKCOL_APPROX_UNROLLED
+#define VKCOL_APPROX_UNROLLED 0
+#endif
+
 // One direction of a pair: `from`'s vertices placed in `to`'s frame by
 // x -> r x + t; direction 0 = B's vertices in A, 1 = A's in B.
 struct side {
@@ -158,6 +170,78 @@ side side_of(vkcol_gpu_pair pr, pair_frames f, uint direction)
 	return s;
 }
 
+// One vertex of test_cluster's, in order: its sample of s.to's map, and
+// the depth once the cluster is found inside (closed s.to) or across a
+// sampled surface (open).
+void sample_vertex(side s, uint vertex, vec3 origin, float lod, bool open_to, inout bvec2 below_rg,
+                   inout bvec2 above_rg, inout float deepest, inout float depth)
+{
+	precise vec3 d = s.r * vertex_at(vertex).xyz + s.t - origin;
+	precise float dist = length(d);
+	vec2 rg = vec2(0.0);
+	if (dist > 0.0) {
+		g_samples++;
+		rg = map_sample(s.to.map_array, d, float(s.to.map_layer), lod);
+	}
+	if (!open_to) {
+		if (dist <= rg.g)
+			depth = rg.g - dist;
+	} else if (rg.r >= 0.0) {
+		// (A negative sample blends in a ray that misses `to`: no
+		// surface there, the vertex is on neither side.)
+		bvec2 b = lessThan(vec2(dist), rg);
+		below_rg = bvec2(below_rg.x || b.x, below_rg.y || b.y);
+		above_rg = bvec2(above_rg.x || !b.x, above_rg.y || !b.y);
+		deepest = max(deepest, rg.g - dist);
+		if ((below_rg.x && above_rg.x) || (below_rg.y && above_rg.y))
+			depth = deepest;
+	}
+}
+
+// test_cluster's first pass: the mask of cluster c's vertices to sample
+// (bit k: vertex first + k), its first vertex and count, s.to's origin
+// and map level, and whether s.to is open.
+uint cluster_boxed(side s, uint c, out uint first, out uint count, out vec3 origin, out float lod, out bool open_to)
+{
+	vkcol_gpu_mesh from = s.from, to = s.to;
+	origin = vec3(to.origin_x, to.origin_y, to.origin_z);
+	lod = map_lod(to);
+	first = from.vertex_first + c * VKCOL_CLUSTER_SIZE;
+	count = min(VKCOL_CLUSTER_SIZE, from.vertex_first + from.vertex_count - first);
+	vec4 ball = cluster_at(from.cluster_first + c);
+	precise vec3 centre = s.r * ball.xyz + s.t, off = centre - origin;
+	vec4 clear = clearance_ball(s.clear, centre);
+	// Against an open s.to a cleared vertex may lie where the map misses
+	// s.to, on neither side of it: the field skips none unless the
+	// cluster's cone sees no miss (its least R is then above 0).
+	open_to = (to.flags & VKCOL_MESH_CLOSED) == 0u;
+	uint cell = s.open ? cone_of(off, length(off), ball.w) : 0xffffffffu;
+	bool hits = cell != 0xffffffffu && cluster_at(to.cone_first + cell).y > 0.0;
+	if (!s.clears || (open_to && !hits))
+		clear.w = 0.0;
+	uint boxed = 0u;
+#if VKCOL_APPROX_UNROLLED
+	// Of constant length (unrolled: no iteration counts against lavapipe's
+	// limit, above), the vertices past the cluster's last read as that one
+	// and masked off after.
+	uint last = from.vertex_first + from.vertex_count - 1u;
+	for (uint k = 0u; k < uint(VKCOL_CLUSTER_SIZE); k++) {
+		precise vec3 x = s.r * vertex_at(min(first + k, last)).xyz + s.t, off = x - clear.xyz;
+		if (in_box(to, x) && dot(off, off) >= clear.w)
+			boxed |= 1u << k;
+	}
+	boxed &= (1u << count) - 1u;
+#else
+	for (uint k = 0u; k < count; k++) {
+		precise vec3 x = s.r * vertex_at(first + k).xyz + s.t, off = x - clear.xyz;
+		if (in_box(to, x) && dot(off, off) >= clear.w)
+			boxed |= 1u << k;
+	}
+#endif
+	g_vertex_tests += count;
+	return boxed;
+}
+
 // Tests the vertices of cluster c of s.from (in s.to's frame by
 // x -> s.r x + s.t) against s.to's map (the cube-map test of Intel's
 // US 7,928,993: inside when the vertex's distance from s.to's origin is at
@@ -178,60 +262,48 @@ side side_of(vkcol_gpu_pair pr, pair_frames f, uint direction)
 // vertex any pair of the SIMD group has to sample.
 float test_cluster(side s, uint c)
 {
-	vkcol_gpu_mesh from = s.from, to = s.to;
-	vec3 origin = vec3(to.origin_x, to.origin_y, to.origin_z);
-	float lod = map_lod(to);
-	uint first = from.vertex_first + c * VKCOL_CLUSTER_SIZE;
-	uint count = min(VKCOL_CLUSTER_SIZE, from.vertex_first + from.vertex_count - first);
-	vec4 ball = cluster_at(from.cluster_first + c);
-	precise vec3 centre = s.r * ball.xyz + s.t, off = centre - origin;
-	vec4 clear = clearance_ball(s.clear, centre);
-	// Against an open s.to a cleared vertex may lie where the map misses
-	// s.to, on neither side of it: the field skips none unless the
-	// cluster's cone sees no miss (its least R is then above 0).
-	bool open_to = (to.flags & VKCOL_MESH_CLOSED) == 0u;
-	uint cell = s.open ? cone_of(off, length(off), ball.w) : 0xffffffffu;
-	bool hits = cell != 0xffffffffu && cluster_at(to.cone_first + cell).y > 0.0;
-	if (!s.clears || (open_to && !hits))
-		clear.w = 0.0;
-	uint boxed = 0u;
-	for (uint k = 0u; k < count; k++) {
-		precise vec3 x = s.r * vertex_at(first + k).xyz + s.t, off = x - clear.xyz;
-		if (in_box(to, x) && dot(off, off) >= clear.w)
-			boxed |= 1u << k;
-	}
-	g_vertex_tests += count;
+	uint first, count;
+	vec3 origin;
+	float lod;
+	bool open_to;
+	uint boxed = cluster_boxed(s, c, first, count, origin, lod, open_to);
 	// Vertices left out (outside to's box or in the cleared ball) lie
 	// beyond to's farthest surface, so above both.
-	bool above = uint(bitCount(boxed)) < count;
-	bvec2 below_rg = bvec2(false), above_rg = bvec2(above);
+	bvec2 below_rg = bvec2(false), above_rg = bvec2(uint(bitCount(boxed)) < count);
 	float depth = -1.0, deepest = 0.0;
 	while (boxed != 0u && depth < 0.0) {
 		uint k = uint(findLSB(boxed));
 		boxed &= boxed - 1u;
-		precise vec3 d = s.r * vertex_at(first + k).xyz + s.t - origin;
-		precise float dist = length(d);
-		vec2 rg = vec2(0.0);
-		if (dist > 0.0) {
-			g_samples++;
-			rg = map_sample(to.map_array, d, float(to.map_layer), lod);
-		}
-		if (!open_to) {
-			if (dist <= rg.g)
-				depth = rg.g - dist;
-		} else if (rg.r >= 0.0) {
-			// (A negative sample blends in a ray that misses `to`: no
-			// surface there, the vertex is on neither side.)
-			bvec2 b = lessThan(vec2(dist), rg);
-			below_rg = bvec2(below_rg.x || b.x, below_rg.y || b.y);
-			above_rg = bvec2(above_rg.x || !b.x, above_rg.y || !b.y);
-			deepest = max(deepest, rg.g - dist);
-			if ((below_rg.x && above_rg.x) || (below_rg.y && above_rg.y))
-				depth = deepest;
-		}
+		sample_vertex(s, first + k, origin, lod, open_to, below_rg, above_rg, deepest, depth);
 	}
 	return depth;
 }
+
+#if VKCOL_APPROX_UNROLLED
+// test_cluster's hit or miss (not its depth: the sampling code, written
+// out, rounds differently on lavapipe) with its samples written out, for
+// the spilled pass's search of all a pair's clusters, whose loops would
+// pass lavapipe's limit (above).
+bool cluster_hits(side s, uint c)
+{
+	uint first, count;
+	vec3 origin;
+	float lod;
+	bool open_to;
+	uint boxed = cluster_boxed(s, c, first, count, origin, lod, open_to);
+	bvec2 below_rg = bvec2(false), above_rg = bvec2(uint(bitCount(boxed)) < count);
+	float depth = -1.0, deepest = 0.0;
+#define VKCOL_SAMPLE(k) \
+	if (((boxed >> (k)) & 1u) != 0u && depth < 0.0) \
+		sample_vertex(s, first + (k), origin, lod, open_to, below_rg, above_rg, deepest, depth);
+	VKCOL_SAMPLE(0u) VKCOL_SAMPLE(1u) VKCOL_SAMPLE(2u) VKCOL_SAMPLE(3u)
+	VKCOL_SAMPLE(4u) VKCOL_SAMPLE(5u) VKCOL_SAMPLE(6u) VKCOL_SAMPLE(7u)
+	VKCOL_SAMPLE(8u) VKCOL_SAMPLE(9u) VKCOL_SAMPLE(10u) VKCOL_SAMPLE(11u)
+	VKCOL_SAMPLE(12u) VKCOL_SAMPLE(13u) VKCOL_SAMPLE(14u) VKCOL_SAMPLE(15u)
+#undef VKCOL_SAMPLE
+	return depth >= 0.0;
+}
+#endif
 
 // The clusters of group g of s.from that may hold a vertex inside s.to, as
 // a mask from the group's first cluster; closest: the nearest of them.

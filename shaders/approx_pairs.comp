@@ -37,6 +37,7 @@
 #include "shared.h"
 #include "common.glsl"
 #include "pair_common.glsl"
+#define VKCOL_APPROX_UNROLLED (VKCOL_VARIANT == 1) // approx_common.glsl
 #include "approx_common.glsl"
 
 // The results as (collide, stage, penetration bits, VKCOL_RESULT_* flags)
@@ -119,35 +120,49 @@ bool make_jobs(uint p, side s)
 	return true;
 }
 
+#if VKCOL_APPROX_UNROLLED
 // A spilled pair: tests every cluster of the pair that may hold an inside
 // vertex (slow, but the job lists are sized so that this is rare), in the
 // order of the jobs' keys (job_key): per direction, the group test_nearest
-// picks, then the others. Returns the key of the first to find a vertex
-// inside, the one the jobs would have found, or NONE.
+// picks, then the others, of the groups make_jobs makes jobs of (those of a
+// set bit of s.touching, among them a group whose ball misses when a bit
+// stands for several: approx_groups.comp tests only the clusters' balls).
+// Returns the key of the first to find a vertex inside, the one the jobs
+// would have found, or NONE. One flat loop, a group or one of its clusters
+// an iteration, since lavapipe limits the iterations of all the loops of an
+// invocation together (approx_common.glsl, VKCOL_APPROX_UNROLLED): a group
+// without a cluster to test costs one.
 uint first_hit(side ba, side ab)
 {
-	float d2;
-	vec3 cc;
 	uint closest, hit = NONE;
-	for (uint direction = 0u; direction < 2u && hit == NONE; direction++) {
-		side s = direction == 0u ? ba : ab;
-		uint group_first = s.from.cluster_first + s.from.cluster_count;
-		find_groups(s);
-		for (uint k = 0u; k <= s.groups && hit == NONE; k++) {
-			uint g = k == 0u ? s.nearest : k - 1u;
-			if (g == NONE || (k > 0u && g == s.nearest))
-				continue;
-			uint mask = ball_may_hit(s.to, s.r, s.t, cluster_at(group_first + g), s.cones, s.open, d2, cc) ? group_mask(s, g, closest) : 0u;
-			while (mask != 0u && hit == NONE) {
-				uint c = g * VKCOL_GROUP_CLUSTERS + uint(findLSB(mask));
-				if (test_cluster(s, c) >= 0.0)
-					hit = job_key(direction, k == 0u, c);
-				mask &= mask - 1u;
-			}
+	find_groups(ba);
+	find_groups(ab);
+	uint direction = 0u, k = 0u, g = 0u, mask = 0u;
+	side s = ba;
+	bool more = true;
+	while (more && hit == NONE) {
+		if (mask == 0u) {
+			// The next group: k = 0 the nearest, then group k - 1.
+			bool skip = k == 0u ? s.nearest == NONE : k - 1u == s.nearest;
+			g = skip ? 0u : (k == 0u ? s.nearest : k - 1u);
+			mask = !skip && ((s.touching >> (g / s.span)) & 1u) != 0u ? group_mask(s, g, closest) : 0u;
+			k++;
+		} else {
+			uint c = g * VKCOL_GROUP_CLUSTERS + uint(findLSB(mask));
+			mask &= mask - 1u;
+			if (cluster_hits(s, c))
+				hit = job_key(direction, k == 1u, c);
+		}
+		if (mask == 0u && k > s.groups) {
+			direction++;
+			k = 0u;
+			s = ab;
+			more = direction < 2u;
 		}
 	}
 	return hit;
 }
+#endif
 
 void main()
 {

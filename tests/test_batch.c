@@ -361,6 +361,73 @@ static void test_cluster_culling(void)
 // filtering blends a leg's texel into its neighbours' (up to 1.5 texels,
 // 0.375 radians, off the leg). The answers with the field on and off are
 // the same. (A field that leaves the reach out changes 6 of the 100,000.)
+// Spilled pairs of a large mesh: a pair whose jobs do not fit tests all
+// its clusters in one invocation of the spilled pass, which must answer as
+// its jobs do, byte for byte. A sphere of 61,000 vertices (478 groups of
+// 128) in an open box it pokes through at some poses, the cone bounds and
+// clearance field off so that every cluster inside the box is tested:
+// every pair spilled (lists of one job) against lists that hold every job.
+// lavapipe ends all the loops of an invocation together after 65,535
+// iterations (approx_common.glsl), which such a pair passed before its
+// loops over a cluster's vertices were written out.
+static void test_spilled_large(void)
+{
+	vkcol_context *ctx = gpu_context();
+	if (!ctx)
+		return;
+	meshgen_mesh big, bin;
+	const float c[3] = {0, 0, 0}, lo[3] = {-1.2f, -1.2f, -1.2f}, hi[3] = {1.2f, 1.2f, 1.2f};
+	ENSURE(meshgen_sphere(&big, c, 1.0f, 220, 280));
+	ENSURE(meshgen_box_open(&bin, lo, hi, 8));
+	vkcol_mesh mb = gpu_mesh(ctx, &big, 64, "large sphere"), mo = gpu_mesh(ctx, &bin, 64, "open box");
+	vkcol_mesh_info info;
+	ENSURE(vkcol_mesh_get_info(ctx, mb, &info) == VKCOL_SUCCESS);
+	ENSURE(info.vertex_count > 60000);
+	const uint32_t n = 64;
+	vkcol_pair pairs[64];
+	vkcol_pair_result jobs[64], spilled[64];
+	uint64_t state = 91;
+	// The sphere moved 0.1 to 0.3 from the box's centre: through a wall
+	// beyond 0.2 along an axis.
+	for (uint32_t i = 0; i < n; i++) {
+		vkcol_pose pb = meshgen_random_pose(&state, 0.0f), dir = meshgen_random_pose(&state, 1.0f);
+		float len = sqrtf(dir.translation[0] * dir.translation[0] + dir.translation[1] * dir.translation[1] +
+		                  dir.translation[2] * dir.translation[2]);
+		float at = 0.1f + 0.2f * (float)i / (float)n;
+		for (int k = 0; k < 3; k++)
+			pb.translation[k] = dir.translation[k] * at / len;
+		pairs[i] = (vkcol_pair){mo, mb, pose_identity(), pb};
+	}
+	vkcol_batch_desc bd = {.pairs = pairs, .pair_count = n, .mode = VKCOL_MODE_APPROX};
+	ctx->batch.knobs.cone_bounds_off = true;
+	ctx->batch.knobs.clearance_off = true;
+	ctx->batch.knobs.approx_job_capacity = 1u << 22;
+	ctx->batch.knobs.approx_group_capacity = 1u << 20;
+	ENSURE(vkcol_batch_run(ctx, &bd, jobs) == VKCOL_SUCCESS);
+	ctx->batch.knobs.approx_job_capacity = 1;
+	ctx->batch.knobs.approx_group_capacity = 1;
+	ENSURE(vkcol_batch_run(ctx, &bd, spilled) == VKCOL_SUCCESS);
+	ctx->batch.knobs.approx_job_capacity = 0;
+	ctx->batch.knobs.approx_group_capacity = 0;
+	ctx->batch.knobs.cone_bounds_off = false;
+	ctx->batch.knobs.clearance_off = false;
+	uint32_t differ = 0, collide = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		differ += memcmp(&jobs[i], &spilled[i], sizeof(jobs[i])) != 0;
+		collide += jobs[i].collide;
+	}
+	printf("     sphere in an open box: %u of %u pairs collide; %u answers differ when every pair spills\n", collide,
+	       n, differ);
+	ENSURE(collide >= n / 8 && collide < n);
+	ENSURE_EQ_INT(differ, 0);
+	vkcol_mesh_destroy(ctx, mb);
+	vkcol_mesh_destroy(ctx, mo);
+	meshgen_free(&big);
+	meshgen_free(&bin);
+	ENSURE_EQ_INT(vkcol_context_validation_message_count(ctx), 0);
+	vkcol_context_destroy(ctx);
+}
+
 static void test_clearance_filter_reach(void)
 {
 	vkcol_context *ctx = gpu_context();
@@ -918,6 +985,7 @@ int main(int argc, char **argv)
 	RUN_TEST(test_spheres_analytic);
 	RUN_TEST(test_open_mesh);
 	RUN_TEST(test_cluster_culling);
+	RUN_TEST(test_spilled_large);
 	RUN_TEST(test_clearance_filter_reach);
 	RUN_TEST(test_map_arrays);
 	RUN_TEST(test_vertex_budget);
