@@ -83,18 +83,18 @@ bool ball_may_hit(vkcol_gpu_mesh to, mat3 r, vec3 t, vec4 cs, bool cones, bool o
 }
 
 // The job lists (shared.h): cluster jobs, group jobs.
-const uint CLUSTER_JOBS = VKCOL_JOBS_CLUSTER, GROUP_JOBS = VKCOL_JOBS_GROUP;
+const uint CLUSTER_JOBS = VKCOL_JOBS_CLUSTER, GROUP_JOBS = VKCOL_JOBS_GROUP, SPILLED_PAIRS = VKCOL_JOBS_SPILLED;
 
 // Where job list `list` (CLUSTER_JOBS or GROUP_JOBS) starts in the job
 // lists, and how many jobs it holds.
 uint list_base(uint list)
 {
-	return list == CLUSTER_JOBS ? 0u : params.job_capacity;
+	return list == CLUSTER_JOBS ? 0u : list == GROUP_JOBS ? params.job_capacity : params.job_capacity + params.group_capacity;
 }
 
 uint list_capacity(uint list)
 {
-	return list == CLUSTER_JOBS ? params.job_capacity : params.group_capacity;
+	return list == CLUSTER_JOBS ? params.job_capacity : list == GROUP_JOBS ? params.group_capacity : params.pair_count;
 }
 
 // Reserves n slots of job list `list` (CLUSTER_JOBS or GROUP_JOBS): the
@@ -114,8 +114,8 @@ uint reserve_jobs(uint list, uint n)
 	return base + first;
 }
 
-// The spilled variant of approx_pairs.comp (VKCOL_APPROX_UNROLLED 1) tests
-// a spilled pair's clusters by cluster_hits, test_cluster with its loops
+// The spilled-list variant of approx_pairs.comp (VKCOL_APPROX_UNROLLED 1)
+// tests a spilled pair's clusters by cluster_hits, test_cluster with its loops
 // written out: lavapipe (Mesa's gallivm) ends every loop of an invocation
 // once all of them together have run 65,535 iterations
 // (LP_MAX_TGSI_LOOP_ITERATIONS, one count for all the loops of a shader,
@@ -125,6 +125,15 @@ uint reserve_jobs(uint list, uint n)
 #ifndef VKCOL_APPROX_UNROLLED
 #define VKCOL_APPROX_UNROLLED 0
 #endif
+
+// Lists spilled pair p (VKCOL_JOBS_SPILLED; a slot for every pair of the
+// chunk).
+void list_spilled(uint p)
+{
+	uint slot = reserve_jobs(SPILLED_PAIRS, 1u);
+	if (slot != NONE)
+		jobs[slot] = uvec2(p, 0u);
+}
 
 // One direction of a pair: `from`'s vertices placed in `to`'s frame by
 // x -> r x + t; direction 0 = B's vertices in A, 1 = A's in B.

@@ -5,7 +5,8 @@
 // vertex inside, for approx_jobs.comp. Every invocation tests the same
 // number of balls, where approx_pairs.comp's pairs would loop over as many
 // groups as the pair of their SIMD group that touches the most. When the
-// cluster list is full, the pair is spilled (shared.h): a flag, where
+// cluster list is full, the pair is spilled (shared.h): a flag and a place
+// in the list of spilled pairs, where
 // testing the clusters here would be code that a SIMD driver runs, masked,
 // in every invocation.
 #version 450
@@ -23,6 +24,8 @@ void main()
 		return;
 	// Only the clusters' balls: a cluster that may hold an inside vertex
 	// passes its own test whatever its group's ball does.
-	if (!group_jobs(p, s, g, group_mask(s, g, closest)))
-		atomicOr(result_words[4u * p + 3u], VKCOL_RESULT_SPILLED);
+	// The first to spill the pair lists it.
+	if (!group_jobs(p, s, g, group_mask(s, g, closest)) &&
+	    (atomicOr(result_words[4u * p + 3u], VKCOL_RESULT_SPILLED) & VKCOL_RESULT_SPILLED) == 0u)
+		list_spilled(p);
 }

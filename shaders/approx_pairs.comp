@@ -27,23 +27,29 @@
 // differ in length by orders of magnitude, and a SIMD CPU driver such as
 // lavapipe runs them all as long as the longest; one invocation per group
 // or cluster has loops of equal length. When a job list is full, the pair
-// is spilled: the spilled variant of this shader (VKCOL_VARIANT 1,
-// approx_spilled in shaders/meson.build; the other variant holds none of
-// its code, which a SIMD driver would run, masked, for every pair), run
-// after the jobs, one invocation per pair, tests its clusters, and works
-// out the penetration of the pairs the jobs found colliding (shared.h).
+// is spilled and listed: the spilled-list variant of this shader
+// (VKCOL_VARIANT 2, approx_spilled_list in shaders/meson.build), run after
+// the jobs, one invocation per listed pair, tests its clusters as its jobs
+// would; then the spilled variant (VKCOL_VARIANT 1, approx_spilled), one
+// invocation per pair, works out the penetration of the pairs found
+// colliding (shared.h). Each variant holds none of the others' code, which
+// a SIMD driver would run, masked, for every pair.
 // Pairs of a workgroup may sample different cube arrays (map_sample.glsl).
 #version 450
 #include "shared.h"
 #include "common.glsl"
 #include "pair_common.glsl"
-#define VKCOL_APPROX_UNROLLED (VKCOL_VARIANT == 1) // approx_common.glsl
+#define VKCOL_APPROX_UNROLLED (VKCOL_VARIANT == 2) // approx_common.glsl
 #include "approx_common.glsl"
 
 // The results as (collide, stage, penetration bits, VKCOL_RESULT_* flags)
 // (shared.h):
 // the spilled variant reads the key the jobs left in word 2 as bits, never
-// as a float (its patterns are NaNs).
+// as a float (its patterns are NaNs); the spilled-list variant keeps a key
+// there as a job does (approx_job.glsl's words).
+#if VKCOL_VARIANT == 2
+#include "approx_job.glsl"
+#else
 #if VKCOL_VARIANT == 1
 layout(std430, set = 0, binding = VKCOL_BINDING_RESULTS) buffer Results { uvec4 results[]; };
 #else
@@ -54,6 +60,7 @@ void write_result(uint p, bool collide, uint stage, float depth, uint spilled)
 {
 	results[p] = uvec4(collide ? 1u : 0u, stage, floatBitsToUint(depth), spilled);
 }
+#endif
 
 // The groups of s.from whose balls may hold a vertex inside s.to
 // (s.touching) and the one of them nearest s.to's origin (s.nearest, the
@@ -121,7 +128,8 @@ bool make_jobs(uint p, side s)
 }
 
 #if VKCOL_APPROX_UNROLLED
-// A spilled pair: tests every cluster of the pair that may hold an inside
+// A spilled pair (the spilled-list variant): tests every cluster of the
+// pair that may hold an inside
 // vertex (slow, but the job lists are sized so that this is rare), in the
 // order of the jobs' keys (job_key): per direction, the group test_nearest
 // picks, then the others, of the groups make_jobs makes jobs of (those of a
@@ -167,20 +175,39 @@ uint first_hit(side ba, side ab)
 void main()
 {
 	uint p = linear_group_id() * gl_WorkGroupSize.x + gl_LocalInvocationID.x;
+#if VKCOL_VARIANT == 2
+	// After the jobs, one invocation per listed spilled pair (its jobs, some
+	// of which may have run, are covered): the key of its first cluster in
+	// job order that finds a vertex inside, kept as a job keeps it.
+	if (p >= min(job_args[4u * SPILLED_PAIRS + VKCOL_JOB_COUNT], list_capacity(SPILLED_PAIRS)))
+		return;
+	p = job_at(list_base(SPILLED_PAIRS) + p).x;
+	if (p == NONE)
+		return;
+	vkcol_gpu_pair pr = pair_at(p);
+	pair_frames f = make_frames(pr);
+	uint key = first_hit(side_of(pr, f, 0u), side_of(pr, f, 1u));
+	if (key != NONE) {
+		result_words[4u * p] = 1u;
+		atomicMax(result_words[4u * p + 2u], ~key);
+		atomicOr(result_words[4u * p + 3u], VKCOL_RESULT_HIT);
+	}
+	add_stats();
+#else
 	if (p >= params.pair_count)
 		return;
 #if VKCOL_VARIANT == 1
-	// After the jobs, pair p in lane p (shared.h): a spilled pair (all its
-	// clusters; this answer covers its jobs' too) or a pair the jobs found
-	// colliding. Either way the first cluster in job order that finds a
-	// vertex inside gives the penetration (shared.h), worked out at this one
-	// call, so that its bits do not depend on the way it was found.
+	// After the jobs and the spilled pairs, pair p in lane p (shared.h): a
+	// pair found colliding or spilled. Either way the first cluster in job
+	// order that finds a vertex inside (its key in word 2) gives the
+	// penetration (shared.h), worked out here, in pair order, so that its
+	// bits do not depend on the way it was found.
 	uvec4 r = results[p];
 	if ((r.w & (VKCOL_RESULT_SPILLED | VKCOL_RESULT_HIT)) == 0u)
 		return;
 	vkcol_gpu_pair pr = pair_at(p);
 	pair_frames f = make_frames(pr);
-	uint key = (r.w & VKCOL_RESULT_SPILLED) == 0u ? ~r.z : first_hit(side_of(pr, f, 0u), side_of(pr, f, 1u));
+	uint key = (r.w & VKCOL_RESULT_HIT) != 0u ? ~r.z : NONE;
 	float depth = key != NONE ? test_cluster(side_of(pr, f, key >> 31), key & 0x3fffffffu) : -1.0;
 	write_result(p, key != NONE, VKCOL_GPU_STAGE_CUBE_MAP, max(depth, 0.0), 0u);
 	add_stats();
@@ -210,6 +237,9 @@ void main()
 		room = make_jobs(p, direction == 0u ? ba : ab);
 	// Word 3: spilled (shared.h), until the spilled variant.
 	write_result(p, depth >= 0.0, VKCOL_GPU_STAGE_CUBE_MAP, max(depth, 0.0), room ? 0u : VKCOL_RESULT_SPILLED);
+	if (!room)
+		list_spilled(p);
 	add_stats();
+#endif
 #endif
 }

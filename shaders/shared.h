@@ -306,8 +306,10 @@ VKCOL_STRUCT(vkcol_approx_params) {
 // (uvec2: pair, cluster | direction << 31), which approx_jobs.comp tests.
 // One invocation per job, so that the loops of a workgroup's invocations
 // have equal lengths. A pair whose jobs do not fit their list is spilled:
-// word 3 of its result has VKCOL_RESULT_SPILLED, and approx_pairs.comp's
-// spilled variant, after the jobs, tests all its clusters. A cluster job's
+// word 3 of its result has VKCOL_RESULT_SPILLED, it is listed
+// (VKCOL_JOBS_SPILLED), and approx_pairs.comp's spilled-list variant, after
+// the jobs, tests all its clusters and keeps the key it finds as a job
+// would. A cluster job's
 // key orders the jobs of a pair (job_key: direction, the nearest group's
 // clusters first, cluster); those that find a vertex inside keep the least
 // key of them, inverted, in word 2 of the pair's result (atomicMax), and a
@@ -322,10 +324,14 @@ VKCOL_STRUCT(vkcol_approx_params) {
 // and their count, at word 4 * list.
 #define VKCOL_JOBS_CLUSTER 0
 #define VKCOL_JOBS_GROUP 1
+// The spilled pairs (uvec2: pair, 0), one slot per pair of the chunk, after
+// the group jobs: the spilled-list variant of approx_pairs.comp, after the
+// jobs, tests all the clusters of each, one invocation per listed pair.
+#define VKCOL_JOBS_SPILLED 2
 #define VKCOL_RESULT_SPILLED 1u // word 3 until the spilled variant
 #define VKCOL_RESULT_HIT 2u     // word 3 until the spilled variant
 #define VKCOL_JOB_COUNT 3 // word of a list's count, after its dispatch
-#define VKCOL_JOB_ARGS_WORDS 8
+#define VKCOL_JOB_ARGS_WORDS 12
 
 // vkcol_approx_params.flags: add to the statistics counters; leave the
 // cone bounds unused (tests compare the answers with and without them).

@@ -97,6 +97,7 @@ vkcol_result pipeline_get(gpu_device *gpu, pipeline_table *t, pipeline_id id, ui
 	    [PIPELINE_CUBEMAP_MIP] = {&shader_cubemap_mip, &cubemap_mip_layout, "cubemap_mip"},
 	    [PIPELINE_APPROX] = {&shader_approx_pairs, &approx_layout, "approx_pairs", true},
 	    [PIPELINE_APPROX_SPILLED] = {&shader_approx_spilled, &approx_layout, "approx_spilled", true},
+	    [PIPELINE_APPROX_SPILLED_LIST] = {&shader_approx_spilled_list, &approx_layout, "approx_spilled_list", true},
 	    [PIPELINE_APPROX_GROUPS] = {&shader_approx_groups, &approx_layout, "approx_groups", true},
 	    [PIPELINE_APPROX_JOBS] = {&shader_approx_jobs, &approx_layout, "approx_jobs", true},
 	    [PIPELINE_EXACT_SETUP] = {&shader_exact_setup, &exact_layout, "exact_setup", true},

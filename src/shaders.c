@@ -22,6 +22,10 @@ static const uint32_t approx_spilled_spv[] = {
 #include "approx_spilled.spv.inc"
 };
 const shader_code shader_approx_spilled = {approx_spilled_spv, sizeof(approx_spilled_spv)};
+static const uint32_t approx_spilled_list_spv[] = {
+#include "approx_spilled_list.spv.inc"
+};
+const shader_code shader_approx_spilled_list = {approx_spilled_list_spv, sizeof(approx_spilled_list_spv)};
 
 static const uint32_t approx_groups_spv[] = {
 #include "approx_groups.spv.inc"

@@ -16,6 +16,7 @@ extern const shader_code shader_cubemap_build;
 extern const shader_code shader_cubemap_mip;
 extern const shader_code shader_approx_pairs;
 extern const shader_code shader_approx_spilled; // approx_pairs.comp, variant 1
+extern const shader_code shader_approx_spilled_list; // approx_pairs.comp, variant 2
 extern const shader_code shader_approx_groups;
 extern const shader_code shader_approx_jobs;
 extern const shader_code shader_exact_setup;

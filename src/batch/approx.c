@@ -77,9 +77,9 @@ void approx_job_capacities(const batch_scope *s, uint64_t room, approx_chunk *c)
 		job_capacity = s->state->knobs.approx_job_capacity;
 	uint64_t group_capacity = APPROX_GROUP_JOBS_PER_PAIR * room;
 	group_capacity = group_capacity < job_max ? group_capacity : job_max;
-	// Two jobs a texel: what the binding holds is shared in the same
-	// proportion.
-	uint64_t binding_jobs = gpu_texel_binding_max(s->gpu) / 16 * 2;
+	// Two jobs a texel: what the binding holds besides a slot per pair for
+	// the spilled pairs is shared in the same proportion.
+	uint64_t binding_jobs = gpu_texel_binding_max(s->gpu) / 16 * 2 - room;
 	if (job_capacity + group_capacity > binding_jobs) {
 		uint64_t both = job_capacity + group_capacity;
 		job_capacity = job_capacity * binding_jobs / both;
@@ -89,12 +89,14 @@ void approx_job_capacities(const batch_scope *s, uint64_t room, approx_chunk *c)
 		group_capacity = s->state->knobs.approx_group_capacity;
 	c->job_capacity = (uint32_t)job_capacity;
 	c->group_capacity = (uint32_t)group_capacity;
+	c->spill_capacity = (uint32_t)room;
 }
 
 VkDeviceSize approx_jobs_bytes(const approx_chunk *c)
 {
-	// Whole texels of two jobs each: the cluster jobs, the group jobs.
-	return ((VkDeviceSize)c->job_capacity + c->group_capacity + 1) / 2 * 16;
+	// Whole texels of two jobs each: the cluster jobs, the group jobs, the
+	// spilled pairs.
+	return ((VkDeviceSize)c->job_capacity + c->group_capacity + c->spill_capacity + 1) / 2 * 16;
 }
 
 vkcol_result approx_chunk_bind(batch_scope *s, uint32_t map_array, VkDescriptorPool recorded_sets, approx_chunk *c)
@@ -103,6 +105,7 @@ vkcol_result approx_chunk_bind(batch_scope *s, uint32_t map_array, VkDescriptorP
 	static const pipeline_id ids[APPROX_PIPELINES] = {
 	    [APPROX_PAIRS] = PIPELINE_APPROX,
 	    [APPROX_SPILLED] = PIPELINE_APPROX_SPILLED,
+	    [APPROX_SPILLED_LIST] = PIPELINE_APPROX_SPILLED_LIST,
 	    [APPROX_GROUPS] = PIPELINE_APPROX_GROUPS,
 	    [APPROX_JOBS] = PIPELINE_APPROX_JOBS,
 	};
@@ -162,7 +165,7 @@ void approx_record_chunk(batch_scope *s, VkCommandBuffer cmd, const approx_chunk
 	    .group_capacity = c->group_capacity,
 	};
 	// Per list: no workgroups (x = 0, y = z = 1), no jobs.
-	static const uint32_t no_jobs[VKCOL_JOB_ARGS_WORDS] = {0, 1, 1, 0, 0, 1, 1, 0};
+	static const uint32_t no_jobs[VKCOL_JOB_ARGS_WORDS] = {0, 1, 1, 0, 0, 1, 1, 0, 0, 1, 1, 0};
 	s->gpu->vk.vkCmdUpdateBuffer(cmd, c->job_args->buffer, 0, sizeof(no_jobs), no_jobs);
 	if (stats)
 		s->gpu->vk.vkCmdFillBuffer(cmd, c->stats->buffer, 0, VK_WHOLE_SIZE, 0);
@@ -171,13 +174,15 @@ void approx_record_chunk(batch_scope *s, VkCommandBuffer cmd, const approx_chunk
 	per_pair_dispatch(s, cmd, c, APPROX_PAIRS, &params, n, per_pair);
 	mark(s, timer, cmd, slot, VKCOL_TIMED_BOUNDS);
 	gpu_barrier_all(s->gpu, cmd);
-	// The group jobs and the cluster jobs, each an indirect dispatch of its
-	// list's words in job_args; then, one invocation per pair, the spilled
-	// pairs and the penetration of the pairs the jobs found colliding.
+	// The group jobs, the cluster jobs and the spilled pairs, each an
+	// indirect dispatch of its list's words in job_args; then, one
+	// invocation per pair, the penetration of the pairs found colliding.
 	static const struct {
 		int pipe;
 		uint32_t list;
-	} passes[] = {{APPROX_GROUPS, VKCOL_JOBS_GROUP}, {APPROX_JOBS, VKCOL_JOBS_CLUSTER}};
+	} passes[] = {{APPROX_GROUPS, VKCOL_JOBS_GROUP},
+	              {APPROX_JOBS, VKCOL_JOBS_CLUSTER},
+	              {APPROX_SPILLED_LIST, VKCOL_JOBS_SPILLED}};
 	for (size_t i = 0; i < CORE_COUNT_OF(passes); i++) {
 		gpu_pipeline_dispatch_indirect(s->gpu, cmd, c->pipes[passes[i].pipe], c->sets[passes[i].pipe], &params,
 		                               (gpu_indirect){c->job_args->buffer, 16 * passes[i].list});

@@ -7,7 +7,7 @@
 
 // Approx mode's pipelines: approx_pairs.comp, its spilled variant,
 // approx_groups.comp, approx_jobs.comp.
-enum { APPROX_PAIRS, APPROX_SPILLED, APPROX_GROUPS, APPROX_JOBS, APPROX_PIPELINES };
+enum { APPROX_PAIRS, APPROX_SPILLED, APPROX_SPILLED_LIST, APPROX_GROUPS, APPROX_JOBS, APPROX_PIPELINES };
 
 // One chunk's buffers, pipelines and descriptor sets: a frame of approx_run
 // (its buffers the context's scratch), or a recorded batch's (its own).
@@ -19,7 +19,7 @@ typedef struct approx_chunk {
 	gpu_buffer *job_args; // their indirect dispatches and counts
 	gpu_pipeline *pipes[APPROX_PIPELINES];
 	VkDescriptorSet sets[APPROX_PIPELINES];
-	uint32_t job_capacity, group_capacity;
+	uint32_t job_capacity, group_capacity, spill_capacity; // spill_capacity: the chunk's pairs
 } approx_chunk;
 
 // Pairs per chunk: `most` (0 = the default, 2^16) within the device's
