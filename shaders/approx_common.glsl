@@ -179,54 +179,37 @@ side side_of(vkcol_gpu_pair pr, pair_frames f, uint direction)
 	return s;
 }
 
-// One vertex of test_cluster's, in order: its sample of s.to's map, and
-// the depth once the cluster is found inside (closed s.to) or across a
-// sampled surface (open).
-void sample_vertex(side s, uint vertex, vec3 origin, float lod, bool open_to, inout bvec2 below_rg,
-                   inout bvec2 above_rg, inout float deepest, inout float depth)
-{
-	precise vec3 d = s.r * vertex_at(vertex).xyz + s.t - origin;
-	precise float dist = length(d);
-	vec2 rg = vec2(0.0);
-	if (dist > 0.0) {
-		g_samples++;
-		rg = map_sample(s.to.map_array, d, float(s.to.map_layer), lod);
-	}
-	if (!open_to) {
-		if (dist <= rg.g)
-			depth = rg.g - dist;
-	} else if (rg.r >= 0.0) {
-		// (A negative sample blends in a ray that misses `to`: no
-		// surface there, the vertex is on neither side.)
-		bvec2 b = lessThan(vec2(dist), rg);
-		below_rg = bvec2(below_rg.x || b.x, below_rg.y || b.y);
-		above_rg = bvec2(above_rg.x || !b.x, above_rg.y || !b.y);
-		deepest = max(deepest, rg.g - dist);
-		if ((below_rg.x && above_rg.x) || (below_rg.y && above_rg.y))
-			depth = deepest;
-	}
-}
+// A cluster's test in progress (test_cluster): its first vertex, the mask
+// of its vertices left to sample (bit k: vertex first + k), s.to's origin
+// and map level, whether s.to is open, and what the samples so far found.
+struct cluster_scan {
+	uint first, boxed;
+	vec3 origin;
+	float lod;
+	bool open_to;
+	bvec2 below_rg, above_rg;
+	float deepest, depth;
+};
 
-// test_cluster's first pass: the mask of cluster c's vertices to sample
-// (bit k: vertex first + k), its first vertex and count, s.to's origin
-// and map level, and whether s.to is open.
-uint cluster_boxed(side s, uint c, out uint first, out uint count, out vec3 origin, out float lod, out bool open_to)
+// test_cluster's first pass: the vertices of cluster c to sample.
+cluster_scan scan_cluster(side s, uint c)
 {
+	cluster_scan k;
 	vkcol_gpu_mesh from = s.from, to = s.to;
-	origin = vec3(to.origin_x, to.origin_y, to.origin_z);
-	lod = map_lod(to);
-	first = from.vertex_first + c * VKCOL_CLUSTER_SIZE;
-	count = min(VKCOL_CLUSTER_SIZE, from.vertex_first + from.vertex_count - first);
+	k.origin = vec3(to.origin_x, to.origin_y, to.origin_z);
+	k.lod = map_lod(to);
+	k.first = from.vertex_first + c * VKCOL_CLUSTER_SIZE;
+	uint first = k.first, count = min(VKCOL_CLUSTER_SIZE, from.vertex_first + from.vertex_count - first);
 	vec4 ball = cluster_at(from.cluster_first + c);
-	precise vec3 centre = s.r * ball.xyz + s.t, off = centre - origin;
+	precise vec3 centre = s.r * ball.xyz + s.t, off = centre - k.origin;
 	vec4 clear = clearance_ball(s.clear, centre);
 	// Against an open s.to a cleared vertex may lie where the map misses
 	// s.to, on neither side of it: the field skips none unless the
 	// cluster's cone sees no miss (its least R is then above 0).
-	open_to = (to.flags & VKCOL_MESH_CLOSED) == 0u;
+	k.open_to = (to.flags & VKCOL_MESH_CLOSED) == 0u;
 	uint cell = s.open ? cone_of(off, length(off), ball.w) : 0xffffffffu;
 	bool hits = cell != 0xffffffffu && cluster_at(to.cone_first + cell).y > 0.0;
-	if (!s.clears || (open_to && !hits))
+	if (!s.clears || (k.open_to && !hits))
 		clear.w = 0.0;
 	uint boxed = 0u;
 #if VKCOL_APPROX_UNROLLED
@@ -234,21 +217,55 @@ uint cluster_boxed(side s, uint c, out uint first, out uint count, out vec3 orig
 	// limit, above), the vertices past the cluster's last read as that one
 	// and masked off after.
 	uint last = from.vertex_first + from.vertex_count - 1u;
-	for (uint k = 0u; k < uint(VKCOL_CLUSTER_SIZE); k++) {
-		precise vec3 x = s.r * vertex_at(min(first + k, last)).xyz + s.t, off = x - clear.xyz;
+	for (uint v = 0u; v < uint(VKCOL_CLUSTER_SIZE); v++) {
+		precise vec3 x = s.r * vertex_at(min(first + v, last)).xyz + s.t, off = x - clear.xyz;
 		if (in_box(to, x) && dot(off, off) >= clear.w)
-			boxed |= 1u << k;
+			boxed |= 1u << v;
 	}
 	boxed &= (1u << count) - 1u;
 #else
-	for (uint k = 0u; k < count; k++) {
-		precise vec3 x = s.r * vertex_at(first + k).xyz + s.t, off = x - clear.xyz;
+	for (uint v = 0u; v < count; v++) {
+		precise vec3 x = s.r * vertex_at(first + v).xyz + s.t, off = x - clear.xyz;
 		if (in_box(to, x) && dot(off, off) >= clear.w)
-			boxed |= 1u << k;
+			boxed |= 1u << v;
 	}
 #endif
 	g_vertex_tests += count;
-	return boxed;
+	k.boxed = boxed;
+	// Vertices left out (outside to's box or in the cleared ball) lie
+	// beyond to's farthest surface, so above both.
+	k.below_rg = bvec2(false);
+	k.above_rg = bvec2(uint(bitCount(boxed)) < count);
+	k.deepest = 0.0;
+	k.depth = -1.0;
+	return k;
+}
+
+// Vertex first + v of a cluster's test, in order: its sample of s.to's map,
+// and the depth once the cluster is found inside (closed s.to) or across a
+// sampled surface (open).
+void sample_vertex(side s, inout cluster_scan k, uint v)
+{
+	precise vec3 d = s.r * vertex_at(k.first + v).xyz + s.t - k.origin;
+	precise float dist = length(d);
+	vec2 rg = vec2(0.0);
+	if (dist > 0.0) {
+		g_samples++;
+		rg = map_sample(s.to.map_array, d, float(s.to.map_layer), k.lod);
+	}
+	if (!k.open_to) {
+		if (dist <= rg.g)
+			k.depth = rg.g - dist;
+	} else if (rg.r >= 0.0) {
+		// (A negative sample blends in a ray that misses `to`: no
+		// surface there, the vertex is on neither side.)
+		bvec2 b = lessThan(vec2(dist), rg);
+		k.below_rg = bvec2(k.below_rg.x || b.x, k.below_rg.y || b.y);
+		k.above_rg = bvec2(k.above_rg.x || !b.x, k.above_rg.y || !b.y);
+		k.deepest = max(k.deepest, rg.g - dist);
+		if ((k.below_rg.x && k.above_rg.x) || (k.below_rg.y && k.above_rg.y))
+			k.depth = k.deepest;
+	}
 }
 
 // Tests the vertices of cluster c of s.from (in s.to's frame by
@@ -271,21 +288,14 @@ uint cluster_boxed(side s, uint c, out uint first, out uint count, out vec3 orig
 // vertex any pair of the SIMD group has to sample.
 float test_cluster(side s, uint c)
 {
-	uint first, count;
-	vec3 origin;
-	float lod;
-	bool open_to;
-	uint boxed = cluster_boxed(s, c, first, count, origin, lod, open_to);
-	// Vertices left out (outside to's box or in the cleared ball) lie
-	// beyond to's farthest surface, so above both.
-	bvec2 below_rg = bvec2(false), above_rg = bvec2(uint(bitCount(boxed)) < count);
-	float depth = -1.0, deepest = 0.0;
-	while (boxed != 0u && depth < 0.0) {
-		uint k = uint(findLSB(boxed));
+	cluster_scan k = scan_cluster(s, c);
+	uint boxed = k.boxed;
+	while (boxed != 0u && k.depth < 0.0) {
+		uint v = uint(findLSB(boxed));
 		boxed &= boxed - 1u;
-		sample_vertex(s, first + k, origin, lod, open_to, below_rg, above_rg, deepest, depth);
+		sample_vertex(s, k, v);
 	}
-	return depth;
+	return k.depth;
 }
 
 #if VKCOL_APPROX_UNROLLED
@@ -295,22 +305,16 @@ float test_cluster(side s, uint c)
 // pass lavapipe's limit (above).
 bool cluster_hits(side s, uint c)
 {
-	uint first, count;
-	vec3 origin;
-	float lod;
-	bool open_to;
-	uint boxed = cluster_boxed(s, c, first, count, origin, lod, open_to);
-	bvec2 below_rg = bvec2(false), above_rg = bvec2(uint(bitCount(boxed)) < count);
-	float depth = -1.0, deepest = 0.0;
-#define VKCOL_SAMPLE(k) \
-	if (((boxed >> (k)) & 1u) != 0u && depth < 0.0) \
-		sample_vertex(s, first + (k), origin, lod, open_to, below_rg, above_rg, deepest, depth);
+	cluster_scan k = scan_cluster(s, c);
+#define VKCOL_SAMPLE(v) \
+	if (((k.boxed >> (v)) & 1u) != 0u && k.depth < 0.0) \
+		sample_vertex(s, k, v);
 	VKCOL_SAMPLE(0u) VKCOL_SAMPLE(1u) VKCOL_SAMPLE(2u) VKCOL_SAMPLE(3u)
 	VKCOL_SAMPLE(4u) VKCOL_SAMPLE(5u) VKCOL_SAMPLE(6u) VKCOL_SAMPLE(7u)
 	VKCOL_SAMPLE(8u) VKCOL_SAMPLE(9u) VKCOL_SAMPLE(10u) VKCOL_SAMPLE(11u)
 	VKCOL_SAMPLE(12u) VKCOL_SAMPLE(13u) VKCOL_SAMPLE(14u) VKCOL_SAMPLE(15u)
 #undef VKCOL_SAMPLE
-	return depth >= 0.0;
+	return k.depth >= 0.0;
 }
 #endif
 

@@ -231,6 +231,19 @@ static void triangle_vertices(const mesh_cpu *m, uint32_t t, double v[3][3])
 		load_vertex(m, m->indices[3 * (size_t)t + c], v[c]);
 }
 
+// Twice triangle t's vector area, (v1 - v0) x (v2 - v0), in double (each
+// difference of float coordinates exact).
+static void triangle_cross(const mesh_cpu *m, uint32_t t, double n[3])
+{
+	double v[3][3], e1[3], e2[3];
+	triangle_vertices(m, t, v);
+	for (int k = 0; k < 3; ++k) {
+		e1[k] = v[1][k] - v[0][k];
+		e2[k] = v[2][k] - v[0][k];
+	}
+	cross3(e1, e2, n);
+}
+
 static vkcol_result analyse_topology(const core_env *env, mesh_cpu *m)
 {
 	vkcol_result res = VKCOL_SUCCESS;
@@ -255,13 +268,8 @@ static vkcol_result analyse_topology(const core_env *env, mesh_cpu *m)
 		// Zero area decided exactly: float differences are exact in double,
 		// and so are their products; a difference of two exact products is
 		// zero only when they are equal.
-		double v[3][3], e1[3], e2[3], n[3];
-		triangle_vertices(m, t, v);
-		for (int k = 0; k < 3; ++k) {
-			e1[k] = v[1][k] - v[0][k];
-			e2[k] = v[2][k] - v[0][k];
-		}
-		cross3(e1, e2, n);
+		double n[3];
+		triangle_cross(m, t, n);
 		if (collapsed || (n[0] == 0.0 && n[1] == 0.0 && n[2] == 0.0))
 			m->degenerate_count++;
 	}
@@ -312,13 +320,8 @@ static float triangle_scale(const mesh_cpu *m)
 	double area = 0.0;
 	uint32_t with_area = 0;
 	for (uint32_t t = 0; t < m->triangle_count; ++t) {
-		double v[3][3], e1[3], e2[3], n[3];
-		triangle_vertices(m, t, v);
-		for (int k = 0; k < 3; ++k) {
-			e1[k] = v[1][k] - v[0][k];
-			e2[k] = v[2][k] - v[0][k];
-		}
-		cross3(e1, e2, n);
+		double n[3];
+		triangle_cross(m, t, n);
 		double a = 0.5 * sqrt(dot3(n, n));
 		if (a > 0.0) {
 			area += a;
