@@ -357,7 +357,6 @@ static vkcol_result pool_build(batch_scope *s, bool clearance)
 				node_total += fine->node_count;
 				triangle_total += s->meshes->slots[i].cpu.triangle_count;
 				fine_records++;
-				pool->no_obb = pool->no_obb || !fine->obbs;
 				pool->fine_depth = fine->depth > pool->fine_depth ? fine->depth : pool->fine_depth;
 			}
 			uint32_t clusters = (nv + VKCOL_CLUSTER_SIZE - 1) / VKCOL_CLUSTER_SIZE;
