@@ -313,26 +313,10 @@ static float leaf_thickness(const aabb_tree *tree)
 	return leaves ? (float)(sum / leaves) : 0.0f;
 }
 
-// The square root of the mean area of the triangles that have one (0 when
-// none has): the length of a typical triangle's side, near enough.
-static float triangle_scale(const mesh_cpu *m)
-{
-	double area = 0.0;
-	uint32_t with_area = 0;
-	for (uint32_t t = 0; t < m->triangle_count; ++t) {
-		double n[3];
-		triangle_cross(m, t, n);
-		double a = 0.5 * sqrt(dot3(n, n));
-		if (a > 0.0) {
-			area += a;
-			with_area++;
-		}
-	}
-	return with_area ? (float)sqrt(area / with_area) : 0.0f;
-}
-
-// Signed volume and volume centroid (closed meshes) or area centroid (open).
-static void mass_properties(const mesh_cpu *m, double *volume, double centroid[3], double area_centroid[3])
+// Signed volume and volume centroid (closed meshes) or area centroid (open);
+// area2: the sum of the triangles' areas, twice.
+static void mass_properties(const mesh_cpu *m, double *volume, double centroid[3], double area_centroid[3],
+                            double *area2)
 {
 	// Tetrahedra from the box centre: smaller terms, less cancellation.
 	double ref[3];
@@ -362,6 +346,7 @@ static void mass_properties(const mesh_cpu *m, double *volume, double centroid[3
 		}
 	}
 	*volume = vol6 / 6.0;
+	*area2 = area;
 	for (int k = 0; k < 3; ++k) {
 		centroid[k] = vol6 != 0.0 ? ref[k] + c[k] / (4.0 * vol6) : ref[k];
 		area_centroid[k] = area > 0.0 ? ref[k] + ac[k] / (3.0 * area) : ref[k];
@@ -921,7 +906,8 @@ vkcol_result mesh_cpu_build(const core_env *env, const vkcol_mesh_desc *desc, me
 	TRY(weld_vertices(env, out));
 	TRY(analyse_topology(env, out));
 	double volume, centroid[3], area_centroid[3];
-	mass_properties(out, &volume, centroid, area_centroid);
+	double area2;
+	mass_properties(out, &volume, centroid, area_centroid, &area2);
 	out->volume = out->closed ? fabs(volume) : 0.0;
 	bounding_sphere(out);
 
@@ -935,7 +921,10 @@ vkcol_result mesh_cpu_build(const core_env *env, const vkcol_mesh_desc *desc, me
 		TRY(aabb_tree_build(env, out->positions, out->indices, nt, 1, max_depth, split, &out->fine_tree));
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	out->tree_seconds = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
-	out->triangle_scale = triangle_scale(out);
+	// The square root of the mean area of the triangles that have one: the
+	// degenerate ones, counted by analyse_topology, have none.
+	uint32_t with_area = nt - out->degenerate_count;
+	out->triangle_scale = with_area ? (float)sqrt(0.5 * area2 / with_area) : 0.0f;
 	out->leaf_thickness = leaf_thickness(&out->tree);
 
 	find_origin(env, out, centroid, area_centroid);
