@@ -369,8 +369,8 @@ typedef struct vkcol_mesh_info {
 	uint64_t device_bytes;          ///< device memory held by this mesh (buffers and cube map)
 	/// Wall time of vkcol_mesh_create, in seconds: the CPU analysis
 	/// (checks, welding, bounds, the tree, origin, inner balls), the tree's
-	/// build within it (both trees', where leaf_size chose two), and the rest (upload, the cube map on the device and
-	/// its read back, cone bounds).
+	/// build within it (both trees', where leaf_size chose two), and the rest
+	/// (upload, the cube map on the device and its read back, cone bounds).
 	double analysis_seconds, tree_seconds, cube_map_seconds;
 } vkcol_mesh_info;
 
@@ -596,8 +596,8 @@ typedef enum vkcol_batch_flags {
 	/// a small open mesh and a large one of similar size, a probe: a few
 	/// depth-first steps where the small one's vertices straddle the large
 	/// one's sampled surface, accepting a sure edge crossing only); every
-	/// pair that the bounds do not reject goes through the tree traversal. For measurement: the answers are the
-	/// same either way.
+	/// pair that the bounds do not reject goes through the tree traversal.
+	/// For measurement: the answers are the same either way.
 	VKCOL_BATCH_NO_EARLY_ACCEPT = 1u << 0,
 	/// Time each device pass with Vulkan timestamp queries, and the host's
 	/// upload and readback, into desc->stats (required with this flag; see

@@ -82,14 +82,16 @@ bool ball_may_hit(vkcol_gpu_mesh to, mat3 r, vec3 t, vec4 cs, bool cones, bool o
 	return !(cones && cone_rules_out(to, off, sqrt(d2), cs.w, open && inside));
 }
 
-// The job lists (shared.h): cluster jobs, group jobs.
+// The job lists (shared.h): cluster jobs, group jobs, spilled pairs.
 const uint CLUSTER_JOBS = VKCOL_JOBS_CLUSTER, GROUP_JOBS = VKCOL_JOBS_GROUP, SPILLED_PAIRS = VKCOL_JOBS_SPILLED;
 
-// Where job list `list` (CLUSTER_JOBS or GROUP_JOBS) starts in the job
-// lists, and how many jobs it holds.
+// Where job list `list` starts in the job lists, and how many jobs it holds
+// (the spilled pairs: one slot per pair of the chunk).
 uint list_base(uint list)
 {
-	return list == CLUSTER_JOBS ? 0u : list == GROUP_JOBS ? params.job_capacity : params.job_capacity + params.group_capacity;
+	return list == CLUSTER_JOBS ? 0u
+	       : list == GROUP_JOBS ? params.job_capacity
+	                            : params.job_capacity + params.group_capacity;
 }
 
 uint list_capacity(uint list)
@@ -97,7 +99,7 @@ uint list_capacity(uint list)
 	return list == CLUSTER_JOBS ? params.job_capacity : list == GROUP_JOBS ? params.group_capacity : params.pair_count;
 }
 
-// Reserves n slots of job list `list` (CLUSTER_JOBS or GROUP_JOBS): the
+// Reserves n slots of job list `list`: the
 // index of the first in the job lists, or NONE when the list is full. Slots of a
 // failed reservation that lie within the list are marked empty (every later
 // reservation fails too, so no valid job follows them).
@@ -115,8 +117,8 @@ uint reserve_jobs(uint list, uint n)
 }
 
 // The spilled-list variant of approx_pairs.comp (VKCOL_APPROX_UNROLLED 1)
-// tests a spilled pair's clusters by cluster_hits, test_cluster with its loops
-// written out: lavapipe (Mesa's gallivm) ends every loop of an invocation
+// tests a spilled pair's clusters by cluster_hits, test_cluster with its
+// loops written out: lavapipe (Mesa's gallivm) ends every loop of an invocation
 // once all of them together have run 65,535 iterations
 // (LP_MAX_TGSI_LOOP_ITERATIONS, one count for all the loops of a shader,
 // per SIMD group), and a spilled pair of a large mesh tests all its
@@ -126,8 +128,7 @@ uint reserve_jobs(uint list, uint n)
 #define VKCOL_APPROX_UNROLLED 0
 #endif
 
-// Lists spilled pair p (VKCOL_JOBS_SPILLED; a slot for every pair of the
-// chunk).
+// Lists spilled pair p (VKCOL_JOBS_SPILLED).
 void list_spilled(uint p)
 {
 	uint slot = reserve_jobs(SPILLED_PAIRS, 1u);

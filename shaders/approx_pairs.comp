@@ -129,8 +129,8 @@ bool make_jobs(uint p, side s)
 
 #if VKCOL_APPROX_UNROLLED
 // A spilled pair (the spilled-list variant): tests every cluster of the
-// pair that may hold an inside
-// vertex (slow, but the job lists are sized so that this is rare), in the
+// pair that may hold an inside vertex (slow, but the job lists are sized so
+// that this is rare), in the
 // order of the jobs' keys (job_key): per direction, the group test_nearest
 // picks, then the others, of the groups make_jobs makes jobs of (those of a
 // set bit of s.touching, among them a group whose ball misses when a bit

@@ -309,8 +309,7 @@ VKCOL_STRUCT(vkcol_approx_params) {
 // word 3 of its result has VKCOL_RESULT_SPILLED, it is listed
 // (VKCOL_JOBS_SPILLED), and approx_pairs.comp's spilled-list variant, after
 // the jobs, tests all its clusters and keeps the key it finds as a job
-// would. A cluster job's
-// key orders the jobs of a pair (job_key: direction, the nearest group's
+// would. A cluster job's key orders the jobs of a pair (job_key: direction, the nearest group's
 // clusters first, cluster); those that find a vertex inside keep the least
 // key of them, inverted, in word 2 of the pair's result (atomicMax), and a
 // job skips itself when one of a lesser key has found one, so the first in

@@ -347,20 +347,6 @@ static void test_cluster_culling(void)
 	vkcol_context_destroy(ctx);
 }
 
-// The two ways of sampling the cube maps (map_sample.glsl): a batch whose
-// maps share one cube array gets pipelines specialized to it, a batch that
-// mixes arrays switches per sample. Random pairs at each of four map
-// resolutions, run one resolution per batch and then all in one batch,
-// interleaved so that neighbouring invocations sample different arrays, get
-// the same answers and stages both ways: in approx mode at levels 0 and 1,
-// and in exact mode (whose witness search samples the maps too; there the
-// penetration estimates agree as well, to float rounding).
-// The clearance field allows for linear filtering's reach: a speck (one
-// tiny triangle) at random poses around a body with four thick legs, whose
-// map at resolution 8 sees the legs through whole texels, is inside wherever
-// filtering blends a leg's texel into its neighbours' (up to 1.5 texels,
-// 0.375 radians, off the leg). The answers with the field on and off are
-// the same. (A field that leaves the reach out changes 6 of the 100,000.)
 // Spilled pairs of a large mesh: a pair whose jobs do not fit tests all
 // its clusters in one invocation of the spilled pass, which must answer as
 // its jobs do, byte for byte. A sphere of 61,000 vertices (478 groups of
@@ -428,6 +414,12 @@ static void test_spilled_large(void)
 	vkcol_context_destroy(ctx);
 }
 
+// The clearance field allows for linear filtering's reach: a speck (one
+// tiny triangle) at random poses around a body with four thick legs, whose
+// map at resolution 8 sees the legs through whole texels, is inside wherever
+// filtering blends a leg's texel into its neighbours' (up to 1.5 texels,
+// 0.375 radians, off the leg). The answers with the field on and off are
+// the same. (A field that leaves the reach out changes 6 of the 100,000.)
 static void test_clearance_filter_reach(void)
 {
 	vkcol_context *ctx = gpu_context();
@@ -564,6 +556,14 @@ static void test_vertex_budget(void)
 	vkcol_context_destroy(ctx);
 }
 
+// The two ways of sampling the cube maps (map_sample.glsl): a batch whose
+// maps share one cube array gets pipelines specialized to it, a batch that
+// mixes arrays switches per sample. Random pairs at each of four map
+// resolutions, run one resolution per batch and then all in one batch,
+// interleaved so that neighbouring invocations sample different arrays, get
+// the same answers and stages both ways: in approx mode at levels 0 and 1,
+// and in exact mode (whose witness search samples the maps too; there the
+// penetration estimates agree as well, to float rounding).
 static void test_map_arrays(void)
 {
 	vkcol_context *ctx = gpu_context();

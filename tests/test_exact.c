@@ -788,20 +788,21 @@ static uint64_t items_of(const vkcol_batch_stats *s)
 // tree (one triangle a leaf: mesh_cpu.fine_tree), chosen per pair by
 // pool_exact_pair for the coarse side only, and answers as the reference
 // and as the same torus whose leaf size the caller set (no fine tree), pose
-// for pose, in fewer traversal items; a flat mesh, a grid of 8 x 8 squares, is not traversed by its
-// fine tree (its leaves' triangles lie in one plane).
+// for pose, in fewer traversal items; a flat mesh, a grid of 8 x 8 squares,
+// is not traversed by its fine tree (its leaves' triangles lie in one
+// plane).
 static void test_fine_tree(void)
 {
 	vkcol_context *ctx = gpu_context();
 	if (!ctx)
 		return;
-	meshgen_mesh ring, small, box;
+	meshgen_mesh ring, small, sheet;
 	const float c[3] = {0, 0, 0};
 	ENSURE(meshgen_torus(&ring, 1.0f, 0.4f, 24, 10));
 	ENSURE(meshgen_sphere(&small, c, 0.15f, 24, 48));
-	ENSURE(meshgen_grid(&box, 8, 8, 2.0f, 2.0f));
+	ENSURE(meshgen_grid(&sheet, 8, 8, 2.0f, 2.0f));
 	const vkcol_mesh coarse = gpu_mesh(ctx, &ring, 32, "coarse torus"), fine = gpu_mesh(ctx, &small, 32, "small sphere"),
-	                 cube = gpu_mesh(ctx, &box, 32, "flat grid");
+	                 grid = gpu_mesh(ctx, &sheet, 32, "flat grid");
 	vkcol_mesh_desc d = meshgen_desc(&ring, "coarse torus, leaves of 4");
 	d.cube_resolution = 32;
 	d.leaf_size = 4;
@@ -849,7 +850,7 @@ static void test_fine_tree(void)
 	// tree; the grid's own against the sphere.
 	ENSURE(batch_scope_of(ctx, &s));
 	const uint32_t slot_c = (coarse.id & MESH_MAX_COUNT) - 1, slot_f = (fine.id & MESH_MAX_COUNT) - 1;
-	const uint32_t slot_g = (given.id & MESH_MAX_COUNT) - 1, slot_b = (cube.id & MESH_MAX_COUNT) - 1;
+	const uint32_t slot_g = (given.id & MESH_MAX_COUNT) - 1, slot_grid = (grid.id & MESH_MAX_COUNT) - 1;
 	const uint32_t fine_record = s.state->pool->fine_first[slot_c];
 	ENSURE(fine_record >= s.meshes->capacity);
 	struct {
@@ -857,7 +858,7 @@ static void test_fine_tree(void)
 		uint32_t record_a, record_b;
 	} picks[] = {{coarse, fine, fine_record, slot_f},   {fine, coarse, slot_f, fine_record},
 	             {coarse, coarse, slot_c, slot_c},      {given, fine, slot_g, slot_f},
-	             {coarse, cube, slot_c, slot_b},        {cube, fine, slot_b, slot_f}};
+	             {coarse, grid, slot_c, slot_grid},     {grid, fine, slot_grid, slot_f}};
 	for (uint32_t k = 0; k < CORE_COUNT_OF(picks); k++) {
 		vkcol_gpu_pair p = {.mesh_a = picks[k].a.id, .mesh_b = picks[k].b.id};
 		pool_exact_pair(&s, &p);
@@ -866,7 +867,7 @@ static void test_fine_tree(void)
 	}
 	meshgen_free(&ring);
 	meshgen_free(&small);
-	meshgen_free(&box);
+	meshgen_free(&sheet);
 	ENSURE_EQ_INT(vkcol_context_validation_message_count(ctx), 0);
 	vkcol_context_destroy(ctx);
 }

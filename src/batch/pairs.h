@@ -32,8 +32,8 @@ uint32_t pairs_split(const batch_scope *s, uint64_t count);
 // double itself, centres included), go as they are. With `ids` (approx
 // mode's vertex budget, pool_budget_ids) the mesh ids are written through
 // it; with `exact_records` (vkcol_batch_run in exact mode) through
-// pool_exact_pair. `out` is only written, whole pairs in order within each task
-// (pairs_split): it may be device memory the host writes across the bus,
+// pool_exact_pair. `out` is only written, whole pairs in order within each
+// task (pairs_split): it may be device memory the host writes across the bus,
 // where reading it back is slow.
 void pairs_upload(const batch_scope *s, const vkcol_pair *pairs, uint64_t count, const uint64_t *at, bool as_given,
                   const uint32_t *ids, bool exact_records, vkcol_gpu_pair *out);
