@@ -596,8 +596,9 @@ typedef enum vkcol_batch_flags {
 	/// a small open mesh and a large one of similar size, a probe: a few
 	/// depth-first steps where the small one's vertices straddle the large
 	/// one's sampled surface, accepting a sure edge crossing only); every
-	/// pair that the bounds do not reject goes through the tree traversal.
-	/// For measurement: the answers are the same either way.
+	/// pair that the bounds do not reject goes through the tree traversal
+	/// (the probe's straddle test still picks which go depth first; it
+	/// decides none). For measurement: the answers are the same either way.
 	VKCOL_BATCH_NO_EARLY_ACCEPT = 1u << 0,
 	/// Time each device pass with Vulkan timestamp queries, and the host's
 	/// upload and readback, into desc->stats (required with this flag; see

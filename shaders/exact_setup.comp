@@ -4,8 +4,9 @@
 // and carried AABBs) and the inner-ball accept decide what they can, and
 // lists the other pairs. Search, one invocation per listed pair: the
 // witness early accept (a solid), or the probe (two open meshes: straddle,
-// probe_from); every other pair seeds the traversal frontier with its two
-// roots (in the depth-first region when no early accept was tried).
+// probe_from; with the early accepts off, straddle alone, which only
+// orders the traversal); every other pair seeds the traversal frontier with
+// its two roots (in the depth-first region when no early accept was tried).
 //
 // Witness early accept (A closed, its origin inside): a point of B that lies
 // inside solid A makes the pair collide, when B is closed (the solids
@@ -558,6 +559,13 @@ const uint PROBE_STEPS = 48u, PROBE_LEAVES = 12u;
 // cost it x1.21 (docs/performance-notes.md).
 const float PROBE_SIZE_RATIO = 8.0;
 
+// A pair whose straddle test found no crossing goes level by level without
+// scouts only when the mesh it sampled from is at most this many times the
+// other's bounding radius: a larger mesh's vertices sample the other's
+// surface too sparsely to tell (a jeep or a spider against Suzanne: scouts
+// measured x0.78-0.95 there; docs/performance-notes.md).
+const float STRADDLE_SIZE_RATIO = 2.0;
+
 // The probe from node pair `start` (A's node, B's node): depth-first steps
 // as exact_dive.comp takes them, then the leaf pairs met tested for a sure
 // crossing. Returns whether it found one.
@@ -696,7 +704,10 @@ void setup_pass(uint p)
 		state[p] = uvec2(0u, VKCOL_PAIR_DECIDED);
 		return;
 	}
-	// 1: the witness search (a solid); 2: the probe (two open meshes).
+	// 1: the witness search (a solid); 2: the probe (two open meshes), or
+	// with the early accepts off its straddle test alone, which picks the
+	// traversal's order and accepts nothing (not when listing: every node
+	// pair is visited then anyway).
 	bool search = early && (a.inner_radius > 0.0 || b.inner_radius > 0.0);
 	// Two large surfaces go depth first from the roots (search_pass),
 	// which finds their hits as soon: no probe. Nor for meshes of very
@@ -711,7 +722,8 @@ void setup_pass(uint p)
 	                 max(a.sphere_radius, b.sphere_radius) <= PROBE_SIZE_RATIO * min(a.sphere_radius, b.sphere_radius) &&
 	                 (surface_probe(a, b) || surface_probe(b, a) || (params.flags & VKCOL_EXACT_ORIGIN_PROBE) != 0u);
 	uint j = atomicAdd(counters[VKCOL_COUNTER_SEARCH], 1u);
-	frontier[j] = uvec4(p, search ? 1u : early && probe ? 2u : 0u, 0u, 0u);
+	bool ordered = early || (params.flags & VKCOL_EXACT_FIND_ALL) == 0u;
+	frontier[j] = uvec4(p, search ? 1u : ordered && probe ? 2u : 0u, 0u, 0u);
 }
 
 // The ball test, for a small compact solid (its inner ball reaches
@@ -848,17 +860,23 @@ void search_pass(uint p, uint mode)
 			return; // no seed: the containment pass decides
 	}
 	if (mode == 2u) {
-		// B's cluster across A's surface, else A's across B's.
+		// B's cluster across A's surface, else A's across B's. With the
+		// early accepts off, no probe_from: the straddle (only where it
+		// samples a large surface, surface_probe) picks the order below.
 		bool crossed = false;
-		for (uint direction = 0u; direction < 2u && !crossed; direction++) {
+		bool early = (params.flags & VKCOL_EXACT_EARLY_ACCEPT) != 0u;
+		for (uint direction = 0u; direction < 2u && !crossed && (early || !straddled); direction++) {
 			bool ba = direction == 0u;
 			vkcol_gpu_mesh from = ba ? b : a, to = ba ? a : b;
 			vec3 at, v;
 			float size;
-			if (straddle(from, to, ba ? f.r_ba : f.r_ab, ba ? f.t_ba : f.t_ab, at, v, size)) {
+			if ((early || surface_probe(from, to)) &&
+			    straddle(from, to, ba ? f.r_ba : f.r_ab, ba ? f.t_ba : f.t_ab, at, v, size)) {
 				straddled = true;
-				uint node_to = node_around(to, at, 2.0 * size), node_from = node_around(from, v, 2.0 * size);
-				crossed = probe_from(ba ? uvec2(node_to, node_from) : uvec2(node_from, node_to), f, tol);
+				if (early) {
+					uint node_to = node_around(to, at, 2.0 * size), node_from = node_around(from, v, 2.0 * size);
+					crossed = probe_from(ba ? uvec2(node_to, node_from) : uvec2(node_from, node_to), f, tol);
+				}
 			}
 		}
 		if (crossed) {
@@ -933,8 +951,10 @@ void search_pass(uint p, uint mode)
 	// much depth first (a lane's stack in memory, lanes idle once their
 	// stack empties) as level by level; but when the probe found one's
 	// vertices straddling the other's sampled surface and no sure crossing
-	// near there, they mostly collide: depth first. Not when listing (every
-	// node pair is visited then anyway).
+	// near there, they mostly collide: depth first (with the early accepts
+	// off too, where no probe ran: suzanne-wuson's colliding pairs at
+	// random poses took 340 items each level by level). Not when listing
+	// (every node pair is visited then anyway).
 	// After a search, one exception: a small solid (BALL_SIZE_RATIO) against
 	// a large open mesh, such as a part moved through a scene. The search
 	// there looks one way only (the open mesh's vertices inside the solid:
@@ -980,8 +1000,11 @@ void search_pass(uint p, uint mode)
 	// lavapipe proves it apart cheaply. Not after a probe near a large
 	// surface (surface_probe) that found no straddling cluster: it finds
 	// one on nearly every colliding pair (97 % of suzanne-wuson's at
-	// random poses), so the rest are mostly apart.
-	bool unstraddled = mode == 2u && !straddled && (surface_probe(a, b) || surface_probe(b, a));
+	// random poses), so the rest are mostly apart; unless the straddle
+	// sampled from a much larger mesh (STRADDLE_SIZE_RATIO).
+	bool unstraddled = mode == 2u && !straddled &&
+	                   (surface_probe(a, b) && a.sphere_radius <= STRADDLE_SIZE_RATIO * b.sphere_radius ||
+	                    surface_probe(b, a) && b.sphere_radius <= STRADDLE_SIZE_RATIO * a.sphere_radius);
 	bool scout = !dive && !leaves && open && !unstraddled && params.scout_budget > 1u && params.budget > 1u &&
 	             (params.flags & VKCOL_EXACT_FIND_ALL) == 0u;
 	uint region = dive || scout ? REGION_DIVE : leaves ? REGION_LEAF : REGION_BREADTH;

@@ -921,6 +921,36 @@ static void test_probe_surface(void)
 	ENSURE(s1.collisions * 10 >= n && s1.collisions * 10 <= 9 * (uint64_t)n);
 	ENSURE_MSG(s1.witness_accepted * 10 >= s2.witness_accepted * 11, "%llu accepts against %llu",
 	           (unsigned long long)s1.witness_accepted, (unsigned long long)s2.witness_accepted);
+	// Without the early accepts the straddle test still orders the
+	// traversal but accepts nothing: the reference's answers. A straddled
+	// pair dives from the roots (its seed's steps, then items of as many),
+	// the others go level by level without scouts: far fewer items in the
+	// first levels than without the test (VKCOL_EXACT_NO_PROBE), where
+	// every pair's scout hands its stack on breadth first.
+	vkcol_batch_stats s3, s4;
+	bd.flags = VKCOL_BATCH_NO_EARLY_ACCEPT;
+	bd.stats = &s3;
+	ctx->batch.knobs.exact_policy = EXACT_POLICY_SET;
+	ENSURE(vkcol_batch_run(ctx, &bd, origin) == VKCOL_SUCCESS);
+	for (uint32_t i = 0; i < n; i++)
+		differ += surface[i].collide != origin[i].collide;
+	bd.stats = &s4;
+	ctx->batch.knobs.exact_policy = EXACT_POLICY_SET | VKCOL_EXACT_NO_PROBE;
+	ENSURE(vkcol_batch_run(ctx, &bd, origin) == VKCOL_SUCCESS);
+	ctx->batch.knobs.exact_policy = 0;
+	for (uint32_t i = 0; i < n; i++)
+		differ += surface[i].collide != origin[i].collide;
+	uint64_t first3 = 0, first4 = 0;
+	for (uint32_t l = 1; l <= 4; l++) {
+		first3 += s3.level_items[l];
+		first4 += s4.level_items[l];
+	}
+	printf("     without the accepts: %llu items in levels 1-4 ordered by the straddle test, %llu without it; "
+	       "%u differ\n",
+	       (unsigned long long)first3, (unsigned long long)first4, differ);
+	ENSURE_EQ_INT(differ, 0);
+	ENSURE_EQ_INT(s3.witness_accepted, 0);
+	ENSURE(first3 * 3 < first4 * 2);
 	free(pairs);
 	free(surface);
 	free(origin);
