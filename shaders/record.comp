@@ -58,12 +58,30 @@ bool valid(vkcol_gpu_pair p)
 }
 
 // The id the passes read a live mesh by: with a vertex budget, that of the
-// record of the level it picks (VKCOL_RECORD_BUDGET), else the handle.
+// record of the level it picks (VKCOL_RECORD_BUDGET); in exact mode its own
+// record's (VKCOL_RECORD_FINE: fine_id picks a fine tree's); else the
+// handle.
 uint pass_id(uint id)
 {
 	if ((params.flags & VKCOL_RECORD_BUDGET) != 0u)
 		return ids[params.mesh_slots + (id & params.mesh_index_mask) - 1u];
+	if ((params.flags & VKCOL_RECORD_FINE) != 0u)
+		return id & params.mesh_index_mask;
 	return id;
+}
+
+// Exact mode: the record of `id`'s fine tree against `other`'s mesh, where
+// pool_exact_pair (batch/pool.c) picks it, else pass_id's.
+uint fine_id(uint id, uint other)
+{
+	uint slot = (id & params.mesh_index_mask) - 1u, other_slot = (other & params.mesh_index_mask) - 1u;
+	uint fine = ids[params.mesh_slots + slot];
+	float scale = uintBitsToFloat(ids[2u * params.mesh_slots + slot]);
+	float thickness = uintBitsToFloat(ids[3u * params.mesh_slots + slot]);
+	float other_scale = uintBitsToFloat(ids[2u * params.mesh_slots + other_slot]);
+	return fine != 0u && scale >= VKCOL_FINE_RATIO * other_scale && thickness >= VKCOL_FINE_THICKNESS * other_scale
+	           ? fine
+	           : slot + 1u;
 }
 
 vkcol_gpu_pair stand_in()
@@ -123,8 +141,10 @@ void prepare(uint i)
 		if (any(notEqual(ca, vec3(0.0))) || any(notEqual(cb, vec3(0.0))))
 			p = relative(p, ca, cb);
 	}
-	p.mesh_a = pass_id(p.mesh_a);
-	p.mesh_b = pass_id(p.mesh_b);
+	bool fine = (params.flags & VKCOL_RECORD_FINE) != 0u;
+	uint a = fine ? fine_id(p.mesh_a, p.mesh_b) : pass_id(p.mesh_a);
+	p.mesh_b = fine ? fine_id(p.mesh_b, p.mesh_a) : pass_id(p.mesh_b);
+	p.mesh_a = a;
 	pairs[i] = p;
 	state[VKCOL_RECORD_SLOTS + i] = VKCOL_SLOT_PAIR;
 }

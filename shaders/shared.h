@@ -135,6 +135,23 @@ VKCOL_STRUCT(vkcol_record_params) {
 // second half (entry mesh_slots + slot); the passes after read them with a
 // mask of all ones.
 #define VKCOL_RECORD_BUDGET 2u
+// Exact mode: a valid pair's mesh ids become those of the records exact
+// mode reads it by: a mesh's fine tree's (batch/pool.c's pool_exact_pair:
+// VKCOL_FINE_RATIO, VKCOL_FINE_THICKNESS) from the ids binding's second
+// part (entry mesh_slots + slot: the record + 1, 0 for none; its third and
+// fourth parts hold each slot's triangle scale and leaf thickness), else
+// the slot's own record (slot + 1); the passes read them with a mask of
+// all ones.
+#define VKCOL_RECORD_FINE 4u
+// Exact mode traverses a mesh's fine tree (mesh_cpu.fine_tree) against
+// another mesh when its triangles (mesh_cpu.triangle_scale) are
+// VKCOL_FINE_RATIO times the other's or larger and its leaves are thicker
+// (mesh_cpu.leaf_thickness) than VKCOL_FINE_THICKNESS times the other's
+// triangles. Then the other mesh's nodes, small beside a leaf, pass its
+// bounds off its triangles; a flat leaf (coplanar triangles: a thin slab)
+// is bounded as tightly as its triangles.
+#define VKCOL_FINE_RATIO 4.0f
+#define VKCOL_FINE_THICKNESS 0.125f
 
 // The deepest tree level (root = 0) of a mesh: vkcol_mesh_desc.max_depth's
 // bound, which the trees' walks size their stacks by (aabb_tree.h,

@@ -5,7 +5,8 @@
 // external mode. Checked: a device without a feature the library needs is
 // refused with a message naming it; recorded answers equal vkcol_batch_run's
 // in both modes (over several chunks, with a count the device reads) and
-// exact mode's agree with the double-precision reference; a resubmitted
+// exact mode's agree with the double-precision reference (and read the
+// meshes' fine trees where vkcol_batch_run does); a resubmitted
 // command buffer answers new poses; two recordings in one command buffer
 // keep to their own scratch; overflowed and invalid pairs come back
 // undecided, counted, and vkcol_batch_run answers them; a batch made before
@@ -13,6 +14,8 @@
 // secondary command buffer; both barrier paths (synchronization2 and
 // Vulkan 1.1); and the threads option reaches the clearance fields. Any
 // validation message fails.
+#include "batch/pool.h"
+#include "batch/record.h"
 #include "context.h"
 #include "gpu_util.h"
 #include "vk_host.h"
@@ -316,6 +319,99 @@ static void test_record_oriented_boxes(void)
 		compare_with_reference(&sc, &q, n);
 		vkcol_gpu_batch_destroy(sc.ctx, batch);
 	}
+	query_buffers_destroy(&host_, &q);
+	vkcol_context_destroy(sc.ctx);
+	ENSURE_EQ_INT(host_.messages, 0);
+}
+
+// A coarse torus against a small sphere (test_exact's test_fine_tree): a
+// recorded exact batch reads the torus's fine tree where vkcol_batch_run
+// does (record.comp's VKCOL_RECORD_FINE picks as pool_exact_pair): the
+// run's answers and the reference's; and in a frontier too small for some
+// pairs, fewer of them overflow than against the same torus without a fine
+// tree (its leaf size set: the same first tree), without the accepts.
+// A coarse torus against a small sphere (test_exact's test_fine_tree): a
+// recorded exact batch reads the torus's fine tree where vkcol_batch_run
+// does: record.comp (VKCOL_RECORD_FINE) writes the records pool_exact_pair
+// picks, pair for pair, for the torus on either side and for the torus
+// whose leaf size was set (no fine tree), and the answers are the run's
+// and the reference's.
+static void test_record_fine_tree(void)
+{
+	scene sc;
+	if (!host_ok_ || !scene_create(&sc, &host_, NULL))
+		return;
+	meshgen_mesh ring, small;
+	const float c[3] = {0, 0, 0};
+	ENSURE(meshgen_torus(&ring, 1.0f, 0.4f, 24, 10));
+	ENSURE(meshgen_sphere(&small, c, 0.15f, 24, 48));
+	const vkcol_mesh coarse = gpu_mesh(sc.ctx, &ring, 32, "coarse torus");
+	const vkcol_mesh fine = gpu_mesh(sc.ctx, &small, 32, "small sphere");
+	vkcol_mesh_desc d = meshgen_desc(&ring, "coarse torus, leaves of 4");
+	d.cube_resolution = 32;
+	d.leaf_size = 4;
+	vkcol_mesh given = {0};
+	ENSURE(vkcol_mesh_create(sc.ctx, &d, &given) == VKCOL_SUCCESS);
+	meshgen_free(&ring);
+	meshgen_free(&small);
+	vkcol_mesh_info ti;
+	ENSURE(vkcol_mesh_get_info(sc.ctx, coarse, &ti) == VKCOL_SUCCESS);
+	const uint32_t n = 600;
+	query_buffers q;
+	vk_host_buffer back;
+	ENSURE(query_buffers_create(&host_, n, &q));
+	ENSURE(vk_host_buffer_create(&host_, (VkDeviceSize)n * sizeof(vkcol_gpu_pair), VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+	                             &back));
+	vkcol_pair *pairs = query_pairs(&q);
+	uint64_t state = 43;
+	const vkcol_mesh sides[3][2] = {{coarse, fine}, {fine, coarse}, {given, fine}};
+	for (uint32_t i = 0; i < n; i++) {
+		vkcol_pose pa = meshgen_random_pose(&state, 2.0f), pb = meshgen_random_rotation(&state);
+		double x[3];
+		meshgen_random_in_ball(&state, x);
+		for (int k = 0; k < 3; k++)
+			pb.translation[k] = pa.translation[k] + (float)x[k] * ti.sphere_radius;
+		pairs[i] = (vkcol_pair){sides[i % 3][0], sides[i % 3][1], pa, pb};
+	}
+	vkcol_gpu_batch_desc bd = {.mode = VKCOL_MODE_EXACT, .max_pairs = n};
+	vkcol_gpu_batch *batch = NULL;
+	ENSURE(vkcol_gpu_batch_create(sc.ctx, &bd, &batch) == VKCOL_SUCCESS);
+	if (batch) {
+		vkcol_gpu_batch_info info;
+		ENSURE(vkcol_gpu_batch_get_info(batch, &info) == VKCOL_SUCCESS);
+		ENSURE_EQ_INT(info.chunks, 1);
+		record_and_run(&sc, batch, &q, n, false);
+		ENSURE_EQ_INT(compare_with_run(&sc, VKCOL_MODE_EXACT, &q, n, n), 0);
+		compare_with_reference(&sc, &q, n);
+		// The pairs as the passes read them.
+		VkCommandBuffer cmd = vk_host_begin(&host_);
+		VkMemoryBarrier mb = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
+		                      .srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT,
+		                      .dstAccessMask = VK_ACCESS_TRANSFER_READ_BIT};
+		vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
+		                     VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 1, &mb, 0, NULL, 0, NULL);
+		VkBufferCopy region = {0, 0, back.size};
+		vkCmdCopyBuffer(cmd, record_exact_pairs(batch), back.buffer, 1, &region);
+		ENSURE(vkEndCommandBuffer(cmd) == VK_SUCCESS);
+		ENSURE(vk_host_submit(&host_, cmd));
+		vkFreeCommandBuffers(host_.device, host_.pool, 1, &cmd);
+		batch_scope s;
+		ENSURE(batch_scope_of(sc.ctx, &s));
+		const vkcol_gpu_pair *got = back.mapped;
+		uint32_t differ = 0, fine_reads = 0;
+		for (uint32_t i = 0; i < n; i++) {
+			vkcol_gpu_pair want = {.mesh_a = pairs[i].a.id, .mesh_b = pairs[i].b.id};
+			pool_exact_pair(&s, &want);
+			differ += got[i].mesh_a != want.mesh_a || got[i].mesh_b != want.mesh_b;
+			fine_reads += want.mesh_a != (pairs[i].a.id & MESH_MAX_COUNT) || want.mesh_b != (pairs[i].b.id & MESH_MAX_COUNT);
+		}
+		printf("     %u of %u pairs read a fine tree; %u recorded pairs read other records\n", fine_reads, n, differ);
+		ENSURE_EQ_INT(differ, 0);
+		// The coarse torus's, on either side; not the torus without one.
+		ENSURE_EQ_INT(fine_reads, 2 * n / 3);
+		vkcol_gpu_batch_destroy(sc.ctx, batch);
+	}
+	vk_host_buffer_destroy(&host_, &back);
 	query_buffers_destroy(&host_, &q);
 	vkcol_context_destroy(sc.ctx);
 	ENSURE_EQ_INT(host_.messages, 0);
@@ -907,6 +1003,7 @@ int main(int argc, char **argv)
 	RUN_TEST(test_record_matches_run);
 	RUN_TEST(test_resubmit_and_share);
 	RUN_TEST(test_record_oriented_boxes);
+	RUN_TEST(test_record_fine_tree);
 	RUN_TEST(test_undecided);
 	RUN_TEST(test_undecided_depth_first);
 	RUN_TEST(test_recentred_mesh);

@@ -235,10 +235,11 @@ vkcol_result exact_buffers_create(batch_scope *s, uint32_t chunk, uint32_t list_
 		b->chunk = b->leaf_base;
 	// Each level moves one step down one tree: depth A + depth B steps reach
 	// two leaves, one more tests them.
-	// vkcol_batch_run's pairs may read the fine trees (pool_exact_pair).
+	// The pairs may read the fine trees (pool_exact_pair; record.comp's
+	// VKCOL_RECORD_FINE for a recorded batch).
 	const batch_pool *deepest = s->state->pool;
 	uint32_t depth = deepest->max_depth;
-	if (!b->recorded && deepest->fine_depth > depth)
+	if (deepest->fine_depth > depth)
 		depth = deepest->fine_depth;
 	b->levels = 2 * depth + 2;
 	// vkcol_batch_run's buffers stay with the device between calls (gpu/memory.h),
@@ -328,9 +329,9 @@ static void listed_pass(batch_scope *s, VkCommandBuffer cmd, const exact_buffers
 
 static vkcol_exact_params chunk_params(const exact_buffers *b, uint32_t n)
 {
-	// vkcol_batch_run's pairs name records (pool_exact_pair); a recorded
-	// batch's, mesh handles.
-	return (vkcol_exact_params){n,         b->recorded ? MESH_MAX_COUNT : UINT32_MAX, b->capacity, 0,
+	// The pairs name records (pool_exact_pair; record.comp's
+	// VKCOL_RECORD_FINE for a recorded batch), not mesh handles.
+	return (vkcol_exact_params){n,         UINT32_MAX, b->capacity, 0,
 	                            b->flags,  b->list_capacity, b->budget, b->dive_base,
 	                            b->leaf_base, b->obb_base, b->seed_budget, b->scout_budget};
 }

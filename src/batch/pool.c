@@ -655,6 +655,19 @@ void pool_budget_pair(const uint32_t *ids, vkcol_gpu_pair *pair)
 	pair->mesh_b = ids[(pair->mesh_b & MESH_MAX_COUNT) - 1];
 }
 
+void pool_fine_ids(const batch_scope *s, uint32_t *ids)
+{
+	const uint32_t n = s->meshes->capacity;
+	for (uint32_t i = 0; i < n; i++) {
+		const mesh_slot *mesh = &s->meshes->slots[i];
+		float scale = mesh->used ? mesh->cpu.triangle_scale : 0.0f;
+		float thickness = mesh->used ? mesh->cpu.leaf_thickness : 0.0f;
+		ids[i] = mesh->used && s->state->pool->fine_first[i] ? s->state->pool->fine_first[i] + 1 : 0u;
+		memcpy(&ids[n + i], &scale, sizeof(scale));
+		memcpy(&ids[2 * n + i], &thickness, sizeof(thickness));
+	}
+}
+
 // The record exact mode reads mesh slot `slot` by, against slot `other`:
 // its fine tree's where it has one, its triangles are POOL_FINE_RATIO times
 // the other's or larger, and its leaves are thicker than POOL_FINE_THICKNESS

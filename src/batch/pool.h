@@ -75,14 +75,16 @@ void pool_budget_ids(const batch_scope *s, uint32_t budget, uint32_t *ids);
 // Rewrites the mesh ids of a device pair through pool_budget_ids' ids.
 void pool_budget_pair(const uint32_t *ids, vkcol_gpu_pair *pair);
 
-// When exact mode traverses a mesh's fine tree against another mesh: its
-// triangles (mesh_cpu.triangle_scale) are POOL_FINE_RATIO times the other's
-// or larger, and its leaves thicker (mesh_cpu.leaf_thickness) than
-// POOL_FINE_THICKNESS times the other's triangles. Then the other mesh's
-// nodes, small beside a leaf, pass its bounds off its triangles; a flat leaf
-// (coplanar triangles: a thin slab) is bounded as tightly as its triangles.
-#define POOL_FINE_RATIO 4.0f
-#define POOL_FINE_THICKNESS 0.125f
+// When exact mode traverses a mesh's fine tree against another mesh:
+// shared.h's VKCOL_FINE_RATIO and VKCOL_FINE_THICKNESS (record.comp picks
+// the same for recorded batches, from pool_fine_ids).
+#define POOL_FINE_RATIO VKCOL_FINE_RATIO
+#define POOL_FINE_THICKNESS VKCOL_FINE_THICKNESS
+
+// For record.comp (VKCOL_RECORD_FINE): per slot of the mesh table, the
+// record of its fine tree + 1 (0: none), then per slot its triangle scale,
+// then its leaf thickness (float bits): 3 x capacity words.
+void pool_fine_ids(const batch_scope *s, uint32_t *ids);
 
 // Exact mode (vkcol_batch_run): rewrites the mesh handles of a device pair of
 // live meshes to the records its passes read (read with a mesh_index_mask

@@ -32,7 +32,8 @@ struct vkcol_gpu_batch {
 	batch_pool *pool;      // a reference: the pool the sets and the ids were made on
 	VkDescriptorPool sets; // every set of the batch
 	gpu_buffer ids;        // the live mesh id of every mesh slot (0: none); with a vertex budget, then the id
-	                       // of the record each slot's pairs read (pool_budget_ids)
+	                       // of the record each slot's pairs read (pool_budget_ids); in exact mode, then
+	                       // pool_fine_ids'
 	gpu_buffer state;      // the record's state (shared.h, VKCOL_RECORD_*): count, dispatch, summary, slots
 	gpu_pipeline *prepare, *finish;
 	VkDescriptorSet prepare_set, finish_set;
@@ -141,14 +142,21 @@ cleanup:
 	return res;
 }
 
+VkBuffer record_exact_pairs(const vkcol_gpu_batch *b)
+{
+	return b->mode == VKCOL_MODE_EXACT ? b->exact.pairs.buffer : VK_NULL_HANDLE;
+}
+
 // The ids buffer: the live mesh id of each slot of the mesh table, which
 // record.comp checks the pairs' ids against; with a vertex budget, then the
-// ids the pairs of each slot go to the passes with (VKCOL_RECORD_BUDGET).
-static vkcol_result ids_create(batch_scope *s, vkcol_gpu_batch *b)
+// ids the pairs of each slot go to the passes with (VKCOL_RECORD_BUDGET);
+// in exact mode, then what record.comp picks the fine trees by
+// (VKCOL_RECORD_FINE, pool_fine_ids).
+static vkcol_result ids_create(batch_scope *s, vkcol_gpu_batch *b, bool exact)
 {
 	vkcol_result res = VKCOL_SUCCESS;
 	uint32_t slots = s->meshes->capacity ? s->meshes->capacity : 1;
-	uint32_t halves = b->vertex_budget ? 2 : 1;
+	uint32_t halves = b->vertex_budget ? 2 : exact ? 4 : 1;
 	uint32_t *ids = core_calloc(s->env, (size_t)halves * slots, sizeof(uint32_t));
 	if (!ids)
 		return VKCOL_ERROR_OUT_OF_HOST_MEMORY;
@@ -157,6 +165,8 @@ static vkcol_result ids_create(batch_scope *s, vkcol_gpu_batch *b)
 		ids[i] = s->meshes->slots[i].used ? mesh_table_handle(s->meshes, i).id : 0u;
 	if (b->vertex_budget)
 		pool_budget_ids(s, b->vertex_budget, &ids[slots]);
+	else if (exact && s->meshes->capacity)
+		pool_fine_ids(s, &ids[slots]);
 	TRY(gpu_buffer_create_filled(s->gpu, ids, (VkDeviceSize)halves * slots * 4, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
 	                             "recorded mesh ids", &b->ids));
 cleanup:
@@ -260,7 +270,7 @@ VKCOL_API vkcol_result vkcol_gpu_batch_create(vkcol_context *ctx, const vkcol_gp
 		b->chunk = b->exact.chunk; // within the frontier's breadth-first region
 		b->relative = !exact_in_double(s);
 	}
-	TRY(ids_create(s, b));
+	TRY(ids_create(s, b, !approx));
 	TRY(gpu_buffer_create(s->gpu, ((VkDeviceSize)VKCOL_RECORD_SLOTS + b->chunk) * 4,
 	                      VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT, GPU_MEMORY_DEVICE,
 	                      "recorded query state", &b->state));
@@ -415,7 +425,8 @@ VKCOL_API vkcol_result vkcol_batch_record(vkcol_context *ctx, VkCommandBuffer cm
 		    .pair_count = desc->pair_count,
 		    .mesh_index_mask = MESH_MAX_COUNT,
 		    .mesh_slots = b->slots,
-		    .flags = (b->relative ? VKCOL_RECORD_RELATIVE : 0u) | (b->vertex_budget ? VKCOL_RECORD_BUDGET : 0u),
+		    .flags = (b->relative ? VKCOL_RECORD_RELATIVE : 0u) | (b->vertex_budget ? VKCOL_RECORD_BUDGET : 0u) |
+		             (b->mode == VKCOL_MODE_EXACT ? VKCOL_RECORD_FINE : 0u),
 		    .stand_in_mesh = b->stand_in_mesh,
 		    .stand_in_apart = b->stand_in_apart,
 		};
