@@ -296,9 +296,9 @@ typedef struct vkcol_mesh_desc {
 	uint32_t cube_resolution;
 	/// Most triangles in a tree leaf, 1 .. 64. 0 = 4, and for a mesh of up to
 	/// 65,536 triangles also a second tree of one triangle a leaf, which
-	/// vkcol_batch_run's exact mode traverses against a mesh whose triangles
-	/// are 4 times smaller or less where this mesh's leaves are not flat
-	/// (same answers, fewer node pairs; recorded batches use the first tree).
+	/// exact mode (vkcol_batch_run and recorded batches alike) traverses
+	/// against a mesh whose triangles are 4 times smaller or less where this
+	/// mesh's leaves are not flat (same answers, fewer node pairs).
 	uint32_t leaf_size;
 	uint32_t max_depth;         ///< deepest tree level (root = 0), 1 .. 48; 0 = 40
 	const char *name;           ///< used in log messages; NULL = "mesh"

@@ -669,16 +669,17 @@ void pool_fine_ids(const batch_scope *s, uint32_t *ids)
 }
 
 // The record exact mode reads mesh slot `slot` by, against slot `other`:
-// its fine tree's where it has one, its triangles are POOL_FINE_RATIO times
-// the other's or larger, and its leaves are thicker than POOL_FINE_THICKNESS
-// times the other's triangles.
+// its fine tree's where it has one, its triangles are VKCOL_FINE_RATIO times
+// the other's or larger, and its leaves are thicker than
+// VKCOL_FINE_THICKNESS times the other's triangles (shared.h; record.comp's
+// fine_id picks the same on the device for recorded batches).
 static uint32_t exact_record(const batch_scope *s, uint32_t slot, uint32_t other)
 {
 	const batch_pool *pool = s->state->pool;
 	const mesh_cpu *m = &s->meshes->slots[slot].cpu;
 	float other_scale = s->meshes->slots[other].cpu.triangle_scale;
-	return pool->fine_first[slot] && m->triangle_scale >= POOL_FINE_RATIO * other_scale &&
-	               m->leaf_thickness >= POOL_FINE_THICKNESS * other_scale
+	return pool->fine_first[slot] && m->triangle_scale >= VKCOL_FINE_RATIO * other_scale &&
+	               m->leaf_thickness >= VKCOL_FINE_THICKNESS * other_scale
 	           ? pool->fine_first[slot]
 	           : slot;
 }

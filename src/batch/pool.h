@@ -75,12 +75,6 @@ void pool_budget_ids(const batch_scope *s, uint32_t budget, uint32_t *ids);
 // Rewrites the mesh ids of a device pair through pool_budget_ids' ids.
 void pool_budget_pair(const uint32_t *ids, vkcol_gpu_pair *pair);
 
-// When exact mode traverses a mesh's fine tree against another mesh:
-// shared.h's VKCOL_FINE_RATIO and VKCOL_FINE_THICKNESS (record.comp picks
-// the same for recorded batches, from pool_fine_ids).
-#define POOL_FINE_RATIO VKCOL_FINE_RATIO
-#define POOL_FINE_THICKNESS VKCOL_FINE_THICKNESS
-
 // For record.comp (VKCOL_RECORD_FINE): per slot of the mesh table, the
 // record of its fine tree + 1 (0: none), then per slot its triangle scale,
 // then its leaf thickness (float bits): 3 x capacity words.
